@@ -1,0 +1,225 @@
+"""Answering the grader's requests next to the student's code.
+
+Both backends use this class: the in-process backend calls `handle`
+directly, the sandbox child calls it for each message from the parent. A
+request and its answer are data only (see wire_format); the answer carries
+values, jaxpr facts or trace counts, never verdicts, because the verdict is
+the parent's.
+
+Requests (`op` and its fields):
+- describe: function -> exists, callable, jitted, type_name
+- call: function, args, kwargs, mode ("plain" | "jit" | "vmap" | "grad_sum"),
+  static_argnums, static_argnames, argnums, key_reuse_check -> value
+- trace: function, args, kwargs, static_argnums, static_argnames
+  -> primitives, equation_count, jaxpr
+- count_traces: function, warmup, calls (lists of {args, kwargs}),
+  static_argnums, static_argnames, count_all -> traces, per_call, explanations
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+from autograder import wire_format
+from autograder.cell_execution import LoadReport
+from autograder.time_limits import TimeLimitExceeded
+
+MAX_MESSAGE = 2000
+MAX_JAXPR_TEXT = 4000
+
+
+class _Refusal(Exception):
+    """A request that cannot be answered; carries the error payload."""
+
+    def __init__(self, payload: dict):
+        super().__init__(payload.get("kind"))
+        self.payload = payload
+
+
+class Executor:
+    """Runs requests against the functions in `namespace`."""
+
+    def __init__(self, namespace: dict, load_report: LoadReport, guard: Callable[[], Any] | None = None):
+        self.namespace = namespace
+        self.load_report = load_report
+        self._guard = guard or contextlib.nullcontext
+
+    def handle(self, request: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
+        """Answer one request; never raises for anything student code does."""
+        try:
+            handler = _HANDLERS[request.get("op")]
+        except (KeyError, TypeError):
+            return {"ok": False, "error": {"kind": "bad_request", "message": f"unknown op {request.get('op')!r}"}}, []
+        try:
+            with self._guard():
+                result = handler(self, request, arrays)
+            return _encode_result(result)
+        except _Refusal as refusal:
+            return {"ok": False, "error": refusal.payload}, []
+        except TimeLimitExceeded:
+            return {"ok": False, "error": {"kind": "timeout"}}, []
+        except (SystemExit, KeyboardInterrupt, GeneratorExit) as error:
+            return {"ok": False, "error": {"kind": "exited", "message": f"{type(error).__name__}({_message(error)})"}}, []
+        except Exception as error:
+            return {"ok": False, "error": describe_exception(error)}, []
+
+    # --- ops -----------------------------------------------------------------
+
+    def _describe(self, request: dict, arrays: list) -> dict:
+        name = str(request.get("function"))
+        if name not in self.namespace:
+            return {"exists": False, "callable": False, "jitted": False, "type_name": None,
+                    "not_implemented_cells": self.load_report.not_implemented_cells}
+        obj = self.namespace[name]
+        from autograder.jaxcheck.trace_counting import is_jitted
+
+        return {"exists": True, "callable": callable(obj), "jitted": bool(is_jitted(obj)),
+                "type_name": type(obj).__name__, "not_implemented_cells": []}
+
+    def _call(self, request: dict, arrays: list) -> dict:
+        import jax
+        import jax.numpy as jnp
+
+        fn = self._function(request)
+        args, kwargs = self._arguments(request, arrays)
+        mode = request.get("mode", "plain")
+        static_argnums = tuple(request.get("static_argnums", ()))
+        static_argnames = tuple(request.get("static_argnames", ()))
+        if mode == "plain":
+            target = fn
+        elif mode == "jit":
+            target = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
+        elif mode == "vmap":
+            target = jax.vmap(fn)
+        elif mode == "grad_sum":
+            argnums = request.get("argnums", 0)
+            target = jax.grad(lambda *a, **k: jnp.sum(fn(*a, **k)), argnums=argnums)
+        else:
+            raise _Refusal({"kind": "bad_request", "message": f"unknown call mode {mode!r}"})
+        checking = jax.debug_key_reuse(True) if request.get("key_reuse_check") else contextlib.nullcontext()
+        with checking:
+            value = jax.block_until_ready(target(*args, **kwargs))
+        return {"value": value}
+
+    def _trace(self, request: dict, arrays: list) -> dict:
+        from autograder.jaxcheck import jaxpr_walk
+        from autograder.jaxcheck.jittability import trace_jaxpr
+
+        fn = self._function(request)
+        args, kwargs = self._arguments(request, arrays)
+        jaxpr = trace_jaxpr(
+            fn, args, kwargs,
+            static_argnums=request.get("static_argnums", ()),
+            static_argnames=request.get("static_argnames", ()),
+        )
+        return {
+            "primitives": sorted(jaxpr_walk.primitive_names(jaxpr)),
+            "equation_count": jaxpr_walk.equation_count(jaxpr),
+            "jaxpr": str(jaxpr)[:MAX_JAXPR_TEXT],
+        }
+
+    def _count_traces(self, request: dict, arrays: list) -> dict:
+        import jax
+
+        from autograder.jaxcheck.trace_counting import count_traces
+
+        fn = self._function(request)
+        options = {
+            "static_argnums": tuple(request.get("static_argnums", ())),
+            "static_argnames": tuple(request.get("static_argnames", ())),
+        }
+        decoded = self._decode(request.get("calls_skeleton"), arrays)
+        for args, kwargs in decoded.get("warmup", []):
+            jax.block_until_ready(fn(*args, **kwargs))
+        calls = [(tuple(a), dict(k)) for a, k in decoded.get("calls", [])]
+        result = count_traces(fn, calls, count_all=bool(request.get("count_all")), **options)
+        return {"traces": result.traces, "per_call": result.per_call, "explanations": result.explanations}
+
+    # --- helpers -------------------------------------------------------------
+
+    def _function(self, request: dict) -> Callable:
+        name = str(request.get("function"))
+        if name not in self.namespace:
+            raise _Refusal({"kind": "missing", "function": name,
+                            "not_implemented_cells": self.load_report.not_implemented_cells})
+        fn = self.namespace[name]
+        if not callable(fn):
+            raise _Refusal({"kind": "not_callable", "function": name, "type_name": type(fn).__name__})
+        return fn
+
+    def _arguments(self, request: dict, arrays: list) -> tuple[tuple, dict]:
+        decoded = self._decode(request.get("args_skeleton"), arrays)
+        return tuple(decoded.get("args", ())), dict(decoded.get("kwargs", {}))
+
+    @staticmethod
+    def _decode(skeleton: Any, arrays: list) -> dict:
+        import jax
+        import jax.numpy as jnp
+
+        value = wire_format.decode(
+            skeleton, arrays,
+            make_array=jnp.asarray,
+            make_key=lambda data, impl: jax.random.wrap_key_data(data, impl=impl),
+        )
+        return value if isinstance(value, dict) else {}
+
+
+_HANDLERS = {
+    "describe": Executor._describe,
+    "call": Executor._call,
+    "trace": Executor._trace,
+    "count_traces": Executor._count_traces,
+}
+
+
+def leaf_to_array(leaf: Any):
+    """Convert an output leaf to a plain array (or key data), or None if it is not one."""
+    import jax
+
+    if type(leaf) is np.ndarray:
+        return leaf
+    if isinstance(leaf, np.generic):
+        return np.asarray(leaf)
+    if isinstance(leaf, jax.Array):
+        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            return np.asarray(jax.random.key_data(leaf)), str(jax.random.key_impl(leaf))
+        return np.asarray(leaf)
+    return None
+
+
+def _encode_result(result: dict) -> tuple[dict, list[np.ndarray]]:
+    if "value" not in result:
+        return {"ok": True, **result}, []
+    try:
+        skeleton, arrays = wire_format.encode(result["value"], leaf_to_array)
+    except wire_format.WireFormatError as error:
+        return {"ok": False, "error": {"kind": "bad_output", "message": str(error)}}, []
+    return {"ok": True, "value_skeleton": skeleton}, arrays
+
+
+def describe_exception(error: BaseException) -> dict:
+    """A data-only description of a student's exception, for feedback and hints."""
+    return {
+        "kind": "raised",
+        "type": type(error).__name__,
+        "mro": [cls.__name__ for cls in type(error).__mro__],
+        "message": _message(error)[:MAX_MESSAGE],
+        "where": _student_location(error),
+    }
+
+
+def _message(error: BaseException) -> str:
+    return str(error).strip()
+
+
+def _student_location(error: BaseException) -> str | None:
+    """The innermost frame in the student's cells, as 'cell N, line M'."""
+    location = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename.startswith("<cell "):
+            location = f"{frame.filename.strip('<>')}, line {frame.lineno}"
+    return location

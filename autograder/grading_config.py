@@ -1,0 +1,106 @@
+"""grading.toml: points per graded property, time limits and the seed policy."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import tomllib
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PATH = REPO_ROOT / "grading.toml"
+
+
+class GradingConfigError(ValueError):
+    """grading.toml is missing, malformed or inconsistent."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    submission_seconds: float
+    load_seconds: float
+    call_seconds: float
+
+
+@dataclasses.dataclass(frozen=True)
+class GradingConfig:
+    """Parsed grading.toml.
+
+    `points[assignment][function][property]` is the points of one test.
+    """
+
+    points: dict[str, dict[str, dict[str, float]]]
+    limits: Limits
+    seed_policy: dict[str, str | int]
+
+    @property
+    def assignments(self) -> list[str]:
+        return sorted(self.points)
+
+    def functions(self, assignment: str) -> list[str]:
+        return list(self.points[assignment])
+
+    def assignment_of(self, function: str) -> str:
+        """The assignment that grades `function` (function names are unique)."""
+        for assignment, functions in self.points.items():
+            if function in functions:
+                return assignment
+        known = ", ".join(f for fs in self.points.values() for f in fs)
+        raise GradingConfigError(
+            f"No assignment grades a function named {function!r}. "
+            f"Known functions: {known}."
+        )
+
+    def points_for(self, assignment: str, function: str, prop: str) -> float:
+        try:
+            return self.points[assignment][function][prop]
+        except KeyError:
+            raise GradingConfigError(
+                f"grading.toml has no points for {assignment} / {function} / "
+                f"{prop!r}. Add it under [assignments.{assignment}.{function}]."
+            ) from None
+
+    def function_total(self, assignment: str, function: str) -> float:
+        return float(sum(self.points[assignment][function].values()))
+
+    def assignment_total(self, assignment: str) -> float:
+        return float(sum(self.function_total(assignment, f) for f in self.points[assignment]))
+
+    def resolve_seed(self, mode: str, seed: int | None) -> int:
+        """The seed for hidden inputs: `seed` if given, else the policy for `mode`."""
+        if seed is not None:
+            return int(seed)
+        policy = self.seed_policy.get(mode, "random")
+        if policy == "random":
+            return secrets.randbelow(2**31)
+        return int(policy)
+
+
+def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
+    """Read and validate grading.toml."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GradingConfigError(f"grading.toml not found at {path}.") from None
+    except tomllib.TOMLDecodeError as error:
+        raise GradingConfigError(f"{path} is not valid TOML: {error}") from None
+    points = raw.get("assignments", {})
+    for assignment, functions in points.items():
+        for function, props in functions.items():
+            for prop, value in props.items():
+                if not isinstance(value, (int, float)) or value < 0:
+                    raise GradingConfigError(
+                        f"{path}: points for {assignment} / {function} / {prop!r} "
+                        f"must be a non-negative number, got {value!r}."
+                    )
+    limits_raw = raw.get("limits", {})
+    try:
+        limits = Limits(
+            submission_seconds=float(limits_raw["submission_seconds"]),
+            load_seconds=float(limits_raw["load_seconds"]),
+            call_seconds=float(limits_raw["call_seconds"]),
+        )
+    except KeyError as missing:
+        raise GradingConfigError(f"{path}: [limits] needs {missing.args[0]}.") from None
+    return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})))

@@ -1,0 +1,1 @@
+"""Small, reusable JAX checks: tracing, jaxpr structure, trace counts, comparisons, hints."""

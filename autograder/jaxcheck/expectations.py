@@ -1,0 +1,36 @@
+"""Assertions about how a submission compiles: structure, size and trace counts."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from autograder import messages
+from autograder.submission import JaxprFacts, TraceReport
+
+
+def assert_uses_primitive(facts: JaxprFacts, any_of: Iterable[str], *, function: str, construct: str, why: str) -> None:
+    """The jaxpr contains at least one of the primitives `any_of`."""
+    wanted = set(any_of)
+    if not wanted & facts.primitives:
+        raise AssertionError(messages.text(
+            "check.primitive_missing", function=function, construct=construct,
+            primitives="` or `".join(sorted(wanted)), why=why))
+
+
+def assert_not_unrolled(small: JaxprFacts, large: JaxprFacts, *, function: str, n_small: int, n_large: int, fix: str) -> None:
+    """Program size does not grow with the input size."""
+    if large.equation_count > small.equation_count:
+        raise AssertionError(messages.text(
+            "check.unrolled", function=function, small=small.equation_count, large=large.equation_count,
+            n_small=n_small, n_large=n_large, fix=fix))
+
+
+def assert_trace_count(report: TraceReport, expected: int, *, call_sequence: str) -> None:
+    """Exactly `expected` traces, with JAX's cache-miss explanations on failure."""
+    if report.traces == expected:
+        return
+    feedback = messages.text("check.trace_count", call_sequence=call_sequence, actual=report.traces, expected=expected)
+    if report.explanations:
+        explanations = "\n".join(e.strip() for e in report.explanations)
+        feedback += "\n" + messages.text("check.cache_misses", explanations=explanations)
+    raise AssertionError(feedback)

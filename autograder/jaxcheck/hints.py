@@ -1,0 +1,48 @@
+"""From a JAX exception to the hint that names the fix.
+
+Works on a description of the error (its class name, the names of its base
+classes and its message) so the parent can choose the hint for an error
+raised in the sandbox child without receiving the exception object.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from autograder import messages
+
+# Most specific first: an error's own class is looked up before its bases.
+_BY_TYPE = (
+    "KeyReuseError",
+    "NonConcreteBooleanIndexError",
+    "TracerBoolConversionError",
+    "TracerIntegerConversionError",
+    "TracerArrayConversionError",
+    "UnexpectedTracerError",
+    "ConcretizationTypeError",
+    "NotImplementedError",
+)
+
+# Errors whose class is too generic (TypeError, ValueError): matched by message.
+_BY_MESSAGE = (
+    ("JAX arrays are immutable", "ImmutableArray"),
+    ("does not support item assignment", "ImmutableArray"),
+    ("Non-hashable static arguments", "UnhashableStatic"),
+)
+
+
+def hint_key(type_names: Sequence[str], message: str) -> str | None:
+    """The catalog key of the hint for an error, or None if there is none."""
+    for name in type_names:
+        if name in _BY_TYPE:
+            return f"hint.{name}"
+    for needle, key in _BY_MESSAGE:
+        if needle in message:
+            return f"hint.{key}"
+    return None
+
+
+def hint_for(type_names: Sequence[str], message: str) -> str | None:
+    """The hint sentence for an error, or None."""
+    key = hint_key(type_names, message)
+    return messages.text(key) if key else None

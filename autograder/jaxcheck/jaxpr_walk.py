@@ -1,0 +1,37 @@
+"""Walking a jaxpr recursively, into the sub-jaxprs of jit, cond, while and scan."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from jax import core as _core_api  # noqa: F401  (keeps jax.core importable)
+from jax.extend import core as jex_core
+
+
+def _sub_jaxprs(params: dict) -> Iterator:
+    for value in params.values():
+        candidates = value if isinstance(value, (tuple, list)) else (value,)
+        for candidate in candidates:
+            if isinstance(candidate, jex_core.ClosedJaxpr):
+                yield candidate.jaxpr
+            elif isinstance(candidate, jex_core.Jaxpr):
+                yield candidate
+
+
+def equations(jaxpr) -> Iterator:
+    """Every equation of `jaxpr` (a Jaxpr or ClosedJaxpr), sub-jaxprs included."""
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for sub in _sub_jaxprs(eqn.params):
+            yield from equations(sub)
+
+
+def primitive_names(jaxpr) -> set[str]:
+    """Names of all primitives used anywhere in `jaxpr`."""
+    return {eqn.primitive.name for eqn in equations(jaxpr)}
+
+
+def equation_count(jaxpr) -> int:
+    """Number of equations in `jaxpr`, sub-jaxprs included (a proxy for program size)."""
+    return sum(1 for _ in equations(jaxpr))

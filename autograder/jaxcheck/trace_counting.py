@@ -1,0 +1,123 @@
+"""Counting how often a function is traced over a sequence of calls.
+
+Works on a student's own `jax.jit` object (JAX's trace-duration events,
+filtered by the function's name) and on plain functions (wrapped in a
+counting jit). With JAX's cache-miss explanations captured for feedback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+from typing import Any, Callable, Sequence
+
+import jax
+
+TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+MAX_EXPLANATIONS = 5
+
+
+@dataclasses.dataclass
+class TraceCount:
+    traces: int
+    per_call: list[int]
+    explanations: list[str]
+
+
+def is_jitted(obj: Any) -> bool:
+    """Whether `obj` is a function produced by `jax.jit`."""
+    return isinstance(obj, jax.stages.Wrapped) and hasattr(obj, "lower") and hasattr(obj, "trace")
+
+
+def traced_name(jitted: Any) -> str | None:
+    """The `fun_name` JAX reports when tracing `jitted`."""
+    inner = getattr(jitted, "__wrapped__", None)
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    return getattr(inner, "__name__", None)
+
+
+@contextlib.contextmanager
+def trace_events():
+    """Collect the names of every function JAX traces inside the block."""
+    names: list[str] = []
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event == TRACE_EVENT:
+            names.append(str(kwargs.get("fun_name", "")))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        yield names
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+
+
+@contextlib.contextmanager
+def cache_miss_explanations():
+    """Capture JAX's explanations of tracing-cache misses logged inside the block."""
+    records: list[str] = []
+
+    class Collector(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            message = record.getMessage()
+            if "CACHE MISS" in message and len(records) < MAX_EXPLANATIONS:
+                records.append(message)
+
+    handler = Collector(level=logging.WARNING)
+    logger = logging.getLogger("jax")
+    previous = jax.config.jax_explain_cache_misses
+    logger.addHandler(handler)
+    jax.config.update("jax_explain_cache_misses", True)
+    try:
+        yield records
+    finally:
+        jax.config.update("jax_explain_cache_misses", previous)
+        logger.removeHandler(handler)
+
+
+def count_traces(
+    fn: Callable,
+    calls: Sequence[tuple[tuple, dict]],
+    *,
+    static_argnums: Sequence[int] = (),
+    static_argnames: Sequence[str] = (),
+    count_all: bool = False,
+) -> TraceCount:
+    """Trace count of `fn` over `calls`.
+
+    A jitted `fn` is called as it is (its own static arguments and cache); a
+    plain `fn` is wrapped in `jax.jit(..., static_argnums, static_argnames)`.
+    With `count_all`, every trace of any function during the calls counts
+    (for "no new traces at all", e.g. a fresh `jax.jit(lambda ...)` per step).
+    """
+    if is_jitted(fn):
+        if hasattr(fn, "clear_cache"):
+            fn.clear_cache()  # earlier checks may have warmed it
+        target, name = fn, traced_name(fn)
+    else:
+        counter = _counting_wrapper(fn)
+        target = jax.jit(counter, static_argnums=tuple(static_argnums), static_argnames=tuple(static_argnames))
+        name = counter.__name__
+    per_call = []
+    with cache_miss_explanations() as explanations:
+        for args, kwargs in calls:
+            with trace_events() as names:
+                jax.block_until_ready(target(*args, **kwargs))
+            if count_all:
+                per_call.append(len(names))
+            else:
+                per_call.append(sum(1 for n in names if n == name))
+    return TraceCount(traces=sum(per_call), per_call=per_call, explanations=list(explanations))
+
+
+def _counting_wrapper(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    def counted(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    # A distinct name so that only traces of this wrapper count.
+    counted.__name__ = f"autograder_counted_{getattr(fn, '__name__', 'fn')}"
+    return counted

@@ -1,0 +1,87 @@
+"""The pytest plugin that binds an assignment's suite to one submission.
+
+It provides the `submission` and `rng` fixtures, keeps only the checks of
+the requested functions, and records each check's outcome with the feedback
+a student should read (not a traceback).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+
+import numpy as np
+import pytest
+
+from autograder import messages
+from autograder.submission import Submission
+
+
+def graded(function: str, prop: str):
+    """Mark a test as the check of `prop` for the student's `function`."""
+    return pytest.mark.graded(function=function, prop=prop)
+
+
+@dataclasses.dataclass
+class CheckOutcome:
+    function: str
+    prop: str
+    passed: bool
+    feedback: str
+
+
+class GradingPlugin:
+    def __init__(self, submission: Submission, seed: int, functions: set[str] | None = None):
+        self._submission = submission
+        self._seed = seed
+        self._functions = functions
+        self.outcomes: dict[str, CheckOutcome] = {}
+        self._marks: dict[str, tuple[str, str]] = {}
+
+    @pytest.fixture(scope="session")
+    def submission(self) -> Submission:
+        return self._submission
+
+    @pytest.fixture
+    def rng(self, request) -> np.random.Generator:
+        """Hidden inputs: a generator seeded by the run's seed and the test's name."""
+        return np.random.default_rng([self._seed, zlib.crc32(request.node.name.encode())])
+
+    @pytest.fixture
+    def seed(self) -> int:
+        return self._seed
+
+    def pytest_configure(self, config) -> None:
+        config.addinivalue_line("markers", "graded(function, prop): the graded property a test checks")
+
+    def pytest_collection_modifyitems(self, config, items) -> None:
+        kept = []
+        for item in items:
+            mark = item.get_closest_marker("graded")
+            if mark is None:
+                raise pytest.UsageError(f"{item.nodeid} has no @graded(function, prop) marker")
+            function, prop = mark.kwargs["function"], mark.kwargs["prop"]
+            if self._functions is None or function in self._functions:
+                self._marks[item.nodeid] = (function, prop)
+                kept.append(item)
+        items[:] = kept
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        function_prop = self._marks.get(item.nodeid)
+        if function_prop is not None and (report.when == "call" or report.failed):
+            self._record(item.nodeid, function_prop, report.passed, call.excinfo)
+        return report
+
+    def _record(self, nodeid: str, function_prop: tuple[str, str], passed: bool, excinfo) -> None:
+        if nodeid in self.outcomes and not self.outcomes[nodeid].passed:
+            return  # keep the first failure (setup before teardown)
+        feedback = ""
+        if not passed and excinfo is not None:
+            error = excinfo.value
+            if isinstance(error, AssertionError):
+                feedback = str(error).split("\nassert ")[0].strip()
+            else:
+                feedback = messages.text("report.internal_error", error_type=type(error).__name__, error=str(error)[:500])
+        self.outcomes[nodeid] = CheckOutcome(*function_prop, passed=passed, feedback=feedback)

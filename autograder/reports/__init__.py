@@ -1,0 +1,1 @@
+"""Writers of grading results: Gradescope JSON, CSV, the terminal table."""

@@ -1,0 +1,1 @@
+"""Running untrusted submissions in a child process that speaks only data."""

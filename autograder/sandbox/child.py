@@ -1,0 +1,58 @@
+"""The sandbox child: loads one submission and answers the parent's requests.
+
+Started by sandbox.parent as `python -I -m autograder.sandbox.child REQ_FD RESP_FD`.
+It talks only through those two pipes, in framing's data-only messages;
+whatever the student's code prints goes to a capture file the parent never
+parses.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from autograder.cell_execution import LoadReport, execute_cells
+from autograder.executor import Executor
+from autograder.sandbox import framing
+from autograder.submission_source import SubmissionError, read
+
+
+def load(path: str) -> tuple[Executor | None, dict]:
+    """Execute the submission; the answer carries the load report."""
+    try:
+        source = read(path)
+    except SubmissionError as error:
+        return None, {"ok": False, "error": {"kind": "unreadable", "message": str(error)}}
+    namespace: dict = {"__name__": "__main__"}
+    try:
+        report = execute_cells(source.cells, namespace)
+    except KeyboardInterrupt as error:
+        report = LoadReport(notes=[f"Top-level code raised KeyboardInterrupt({error})."], not_implemented_cells=[])
+    report.notes[:0] = list(source.notes)
+    return Executor(namespace, report), {"ok": True, "report": report.to_json()}
+
+
+def serve(request_fd: int, response_fd: int) -> None:
+    """Answer requests until the parent closes the pipe."""
+    import jax  # noqa: F401  (imported before student code, so its time is not the student's)
+
+    executor = None
+    while True:
+        try:
+            header, arrays = framing.read_message(request_fd)
+        except framing.ChannelClosed:
+            return
+        if header.get("op") == "load":
+            executor, answer = load(str(header.get("path")))
+            framing.write_message(response_fd, answer, [])
+        elif executor is None:
+            framing.write_message(response_fd, {"ok": False, "error": {"kind": "bad_request", "message": "not loaded"}}, [])
+        else:
+            answer, out = executor.handle(header, arrays)
+            try:
+                framing.write_message(response_fd, answer, out)
+            except framing.WireFormatError as error:
+                framing.write_message(response_fd, {"ok": False, "error": {"kind": "bad_output", "message": str(error)}}, [])
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), int(sys.argv[2]))

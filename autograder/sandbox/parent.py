@@ -1,0 +1,181 @@
+"""The trusted side of the sandbox: starts the child and carries requests.
+
+Each submission gets its own child process in a fresh working directory with
+an allow-listed environment, in its own process group so that a timeout
+kills everything it started. A child that dies or hangs costs the current
+check; the next check gets a fresh child, so one endless loop does not zero
+the other exercises.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from autograder import messages
+from autograder.cell_execution import LoadReport
+from autograder.grading_config import Limits
+from autograder.sandbox import framing
+from autograder.submission import TransportFailure
+
+OUTPUT_CAP_BYTES = 1 << 20
+_ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+
+
+class SandboxTransport:
+    """Requests to one submission running in a child process."""
+
+    def __init__(self, submission_path: Path, limits: Limits, python: str = sys.executable):
+        self.call_seconds = limits.call_seconds
+        self.submission_seconds = limits.submission_seconds
+        self._limits = limits
+        self._python = python
+        self._source_path = Path(submission_path).resolve()
+        self._deadline = time.monotonic() + limits.submission_seconds
+        self._process: subprocess.Popen | None = None
+        self._workdir: Path | None = None
+        self._load_failure: str | None = None
+        self.load_report: LoadReport | None = None
+
+    # --- lifecycle -----------------------------------------------------------
+
+    def start(self) -> LoadReport:
+        """Start the child and load the submission; returns the load report.
+
+        If loading fails, every later request fails with the same feedback.
+        """
+        report = self._spawn_and_load()
+        self.load_report = report
+        return report
+
+    def close(self) -> None:
+        self._kill()
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    def __enter__(self) -> "SandboxTransport":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def captured_output(self) -> str:
+        """What the student's code printed (capped), for the feedback only."""
+        if self._workdir is None:
+            return ""
+        path = self._workdir / "output.txt"
+        try:
+            with open(path, "rb") as handle:
+                return handle.read(OUTPUT_CAP_BYTES).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    # --- requests ------------------------------------------------------------
+
+    def request(self, header: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
+        if self._load_failure is not None:
+            raise TransportFailure("load_failed", self._load_failure)
+        if time.monotonic() > self._deadline:
+            raise TransportFailure("budget")
+        if self._process is None or self._process.poll() is not None:
+            self._spawn_and_load()
+            if self._load_failure is not None:
+                raise TransportFailure("load_failed", self._load_failure)
+        return self._exchange(header, arrays, self._limits.call_seconds)
+
+    # --- internals -----------------------------------------------------------
+
+    def _exchange(self, header: dict, arrays: list, seconds: float) -> tuple[dict, list]:
+        deadline = min(time.monotonic() + seconds, self._deadline)
+        try:
+            framing.write_message(self._request_fd, header, arrays)
+            return framing.read_message(self._response_fd, deadline)
+        except framing.ChannelTimeout:
+            self._kill()
+            if time.monotonic() >= self._deadline:
+                raise TransportFailure("budget") from None
+            raise TransportFailure("timeout") from None
+        except (framing.ChannelClosed, BrokenPipeError):
+            detail = self._exit_detail()
+            self._kill()
+            raise TransportFailure("exited", detail) from None
+        except framing.WireFormatError as error:
+            self._kill()
+            raise TransportFailure("exited", f"sent malformed data: {error}") from None
+
+    def _spawn_and_load(self) -> LoadReport:
+        self._kill()
+        if self._workdir is None:
+            self._workdir = Path(tempfile.mkdtemp(prefix="autograder-"))
+        submission = self._workdir / self._source_path.name
+        if not submission.exists():
+            shutil.copyfile(self._source_path, submission)
+        request_read, request_write = os.pipe()
+        response_read, response_write = os.pipe()
+        output = open(self._workdir / "output.txt", "wb")
+        env = {k: os.environ[k] for k in _ENV_ALLOWED if k in os.environ}
+        env.update(HOME=str(self._workdir), TMPDIR=str(self._workdir), JAX_PLATFORMS="cpu")
+        try:
+            self._process = subprocess.Popen(
+                [self._python, "-I", "-m", "autograder.sandbox.child", str(request_read), str(response_write)],
+                pass_fds=(request_read, response_write),
+                stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                cwd=self._workdir, env=env, start_new_session=True,
+            )
+        finally:
+            os.close(request_read)
+            os.close(response_write)
+            output.close()
+        self._request_fd, self._response_fd = request_write, response_read
+        try:
+            answer, _ = self._exchange({"op": "load", "path": str(submission)}, [], self._limits.load_seconds)
+        except TransportFailure as failure:
+            self._load_failure = _load_failure_feedback(failure, self._limits)
+            return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
+        if answer.get("ok") is not True:
+            error = answer.get("error", {})
+            self._load_failure = str(error.get("message") or messages.text("load.child_failed", detail=error))
+            return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
+        return LoadReport.from_json(answer.get("report", {}))
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.wait()
+        for fd in (self._request_fd, self._response_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def _exit_detail(self) -> str:
+        process = self._process
+        if process is None:
+            return "the process ended"
+        try:
+            code = process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "the process stopped answering"
+        if code < 0:
+            return f"killed by signal {signal.Signals(-code).name}"
+        return f"exit code {code}"
+
+
+def _load_failure_feedback(failure: TransportFailure, limits: Limits) -> str:
+    if failure.kind in ("timeout", "budget"):
+        return messages.text("load.timeout", seconds=limits.load_seconds)
+    return messages.text("load.exited", detail=failure.detail or failure.kind)

@@ -1,0 +1,291 @@
+"""The `submission` fixture: the only way a test reaches student code.
+
+Tests ask for values, jaxpr facts and trace counts by function name; a
+transport carries each request to an Executor (in this process, or in the
+sandbox child) and brings back plain data. Anything that goes wrong on the
+student's side arrives here as a `StudentCodeError` whose message is the
+feedback: what happened, where, and the JAX idea that fixes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from autograder import messages, wire_format
+from autograder.jaxcheck.hints import hint_for
+
+
+class StudentCodeError(AssertionError):
+    """Student code failed or misbehaved; the message is the feedback.
+
+    An AssertionError so pytest reports the check as failed, not errored.
+    """
+
+    def __init__(self, feedback: str, error_type: str | None = None):
+        super().__init__(feedback)
+        self.error_type = error_type
+
+
+class TransportFailure(Exception):
+    """The student's process could not answer: kind is timeout, exited or budget."""
+
+    def __init__(self, kind: str, detail: str = ""):
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+class Transport(Protocol):
+    call_seconds: float
+    submission_seconds: float
+
+    def request(self, header: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class JaxprFacts:
+    primitives: frozenset[str]
+    equation_count: int
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TraceReport:
+    traces: int
+    per_call: tuple[int, ...]
+    explanations: tuple[str, ...]
+
+
+class Submission:
+    """What a test may ask of a submission."""
+
+    def __init__(self, transport: Transport, notes: Sequence[str] = ()):
+        self._transport = transport
+        self.notes = list(notes)
+
+    # --- questions ---------------------------------------------------------
+
+    def describe(self, function: str) -> dict:
+        """Whether `function` exists, is callable and is a `jax.jit` object."""
+        return self._ask({"op": "describe", "function": function}, [], function)
+
+    def is_jitted(self, function: str) -> bool:
+        self.require(function)
+        return bool(self.describe(function).get("jitted"))
+
+    def require(self, function: str) -> None:
+        """Fail with the right feedback if `function` is missing or not callable."""
+        facts = self.describe(function)
+        if not facts.get("exists"):
+            raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells")))
+        if not facts.get("callable"):
+            raise StudentCodeError(messages.text("call.not_callable", function=function, type_name=facts.get("type_name")))
+
+    def call(self, function: str, *args: Any, **kwargs: Any) -> Any:
+        """`function(*args, **kwargs)` run as the student wrote it."""
+        return self.call_with(function, args, kwargs)
+
+    def call_with(
+        self,
+        function: str,
+        args: Sequence[Any] = (),
+        kwargs: dict[str, Any] | None = None,
+        *,
+        mode: str = "plain",
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+        argnums: int | Sequence[int] = 0,
+        key_reuse_check: bool = False,
+    ) -> Any:
+        """Call `function` through a transformation.
+
+        mode: "plain", "jit" (with the static arguments given), "vmap" over the
+        leading axis, or "grad_sum" (gradient of the sum of the output with
+        respect to `argnums`). Returns NumPy arrays in the output's structure.
+        """
+        kwargs = dict(kwargs or {})
+        header = {
+            "op": "call", "function": function, "mode": mode,
+            "static_argnums": list(static_argnums), "static_argnames": list(static_argnames),
+            "argnums": list(argnums) if isinstance(argnums, (list, tuple)) else argnums,
+            "key_reuse_check": key_reuse_check,
+        }
+        header["args_skeleton"], arrays = _encode({"args": tuple(args), "kwargs": kwargs})
+        answer, out_arrays = self._send(header, arrays, describe_call(function, args, kwargs))
+        try:
+            return wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
+        except wire_format.WireFormatError as error:
+            raise StudentCodeError(messages.text("call.bad_output", call=describe_call(function, args, kwargs), detail=error)) from None
+
+    def trace(
+        self,
+        function: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any] | None = None,
+        *,
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+    ) -> JaxprFacts:
+        """Trace `function` with every non-static argument abstract (jittability)."""
+        kwargs = dict(kwargs or {})
+        header = {"op": "trace", "function": function,
+                  "static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}
+        header["args_skeleton"], arrays = _encode({"args": tuple(args), "kwargs": kwargs})
+        call = describe_call(function, args, kwargs)
+        static = _static_phrase(args, static_argnums, static_argnames)
+        answer = self._ask(header, arrays, function, call, raised_template="check.not_jittable", static=static)
+        return JaxprFacts(frozenset(answer.get("primitives", ())), int(answer.get("equation_count", 0)), str(answer.get("jaxpr", "")))
+
+    def count_traces(
+        self,
+        function: str,
+        calls: Sequence[tuple[Sequence[Any], dict[str, Any]]],
+        *,
+        warmup: Sequence[tuple[Sequence[Any], dict[str, Any]]] = (),
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+        count_all: bool = False,
+    ) -> TraceReport:
+        """How many times `function` is traced over `calls` (after `warmup`).
+
+        A student's own jit object is counted as it is; a plain function is
+        wrapped in jax.jit with the static arguments given.
+        """
+        header = {"op": "count_traces", "function": function, "count_all": count_all,
+                  "static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}
+        plan = {"warmup": [(tuple(a), dict(k)) for a, k in warmup], "calls": [(tuple(a), dict(k)) for a, k in calls]}
+        header["calls_skeleton"], arrays = _encode(plan)
+        answer = self._ask(header, arrays, function, f"{function} over its call sequence")
+        return TraceReport(int(answer.get("traces", -1)), tuple(answer.get("per_call", ())), tuple(str(e) for e in answer.get("explanations", ())))
+
+    # --- plumbing ----------------------------------------------------------
+
+    def _ask(self, header: dict, arrays: list, function: str, call: str | None = None, **template) -> dict:
+        answer, _ = self._send(header, arrays, call or function, **template)
+        return answer
+
+    def _send(self, header: dict, arrays: list, call: str, raised_template: str = "call.raised", **fields) -> tuple[dict, list]:
+        try:
+            answer, out_arrays = self._transport.request(header, arrays)
+        except TransportFailure as failure:
+            raise StudentCodeError(_transport_feedback(failure, call, self._transport)) from None
+        if answer.get("ok") is True:
+            return answer, out_arrays
+        error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+        if error.get("kind") == "timeout":
+            raise StudentCodeError(_transport_feedback(TransportFailure("timeout"), call, self._transport))
+        feedback = _error_feedback(error, call, header.get("function", ""), raised_template, fields)
+        raise StudentCodeError(feedback, error.get("type"))
+
+
+def _same(array: np.ndarray) -> np.ndarray:
+    return array
+
+
+def _key_data(data: np.ndarray, impl: str) -> np.ndarray:
+    """Typed keys come back to the parent as their key data."""
+    return data
+
+
+def _encode(value: Any) -> tuple[Any, list[np.ndarray]]:
+    return wire_format.encode(value, _parent_leaf)
+
+
+def _parent_leaf(leaf: Any):
+    if isinstance(leaf, TypedKey):
+        return leaf.data, leaf.impl
+    if type(leaf) is np.ndarray:
+        return leaf
+    if isinstance(leaf, np.generic):
+        return np.asarray(leaf)
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class TypedKey:
+    """A typed PRNG key to pass to student code (`jax.random.key(seed)` there)."""
+
+    data: np.ndarray
+    impl: str = "threefry2x32"
+
+    @classmethod
+    def from_seed(cls, seed: int) -> "TypedKey":
+        """The key data of `jax.random.key(seed)` for the default threefry impl."""
+        seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        return cls(np.array([seed >> 32, seed & 0xFFFFFFFF], dtype=np.uint32))
+
+
+def describe_call(function: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
+    """`name(f32[17], 3, negate=True)`: how feedback names a call."""
+    parts = [_describe_value(a) for a in args] + [f"{k}={_describe_value(v)}" for k, v in kwargs.items()]
+    return f"{function}({', '.join(parts)})"
+
+
+def _describe_value(value: Any) -> str:
+    if isinstance(value, TypedKey):
+        return "key"
+    if isinstance(value, np.generic):
+        return f"{value.item():.4g}" if isinstance(value, np.floating) else repr(value.item())
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return f"{value.dtype.name}({value.item()!r})"
+        short = {"float32": "f32", "int32": "i32", "bool": "bool", "uint32": "u32", "float64": "f64"}.get(value.dtype.name, value.dtype.name)
+        return f"{short}{list(value.shape)}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_describe_value(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    return repr(value)
+
+
+def _static_phrase(args: Sequence[Any], static_argnums: Sequence[int], static_argnames: Sequence[str]) -> str:
+    if not static_argnums and not static_argnames:
+        return messages.text("check.static_none")
+    names = [f"argument {i}" for i in static_argnums] + [f"`{n}`" for n in static_argnames]
+    return messages.text("check.static_some", names=", ".join(names))
+
+
+def _missing_feedback(function: str, not_implemented_cells: Any) -> str:
+    if not_implemented_cells:
+        return messages.text("call.missing_not_implemented", function=function)
+    return messages.text("call.missing_function", function=function)
+
+
+def _error_feedback(error: dict, call: str, function: str, raised_template: str = "call.raised", fields: dict | None = None) -> str:
+    kind = error.get("kind")
+    if kind == "missing":
+        return _missing_feedback(function, error.get("not_implemented_cells"))
+    if kind == "not_callable":
+        return messages.text("call.not_callable", function=function, type_name=error.get("type_name"))
+    if kind == "exited":
+        return messages.text("call.exited", call=call, detail=error.get("message", ""))
+    if kind == "bad_output":
+        return messages.text("call.bad_output", call=call, detail=error.get("message", ""))
+    if kind != "raised":
+        return messages.text("call.raised", call=call, error_type="an error", error=error.get("message", kind))
+    type_names = [str(n) for n in error.get("mro", [error.get("type", "")])]
+    message = str(error.get("message", ""))
+    if "NotImplementedError" in type_names[:1]:
+        return messages.text("call.not_implemented", function=function)
+    first = message.splitlines()[0] if message else ""
+    feedback = messages.text(raised_template, call=call, error_type=error.get("type"), error=first, **(fields or {}))
+    if error.get("where"):
+        feedback += f" [{error['where']}]"
+    hint = hint_for(type_names, message)
+    if hint:
+        feedback += "\n" + messages.text("call.hint", hint=hint)
+    return feedback
+
+
+def _transport_feedback(failure: TransportFailure, call: str, transport: Transport) -> str:
+    if failure.kind == "timeout":
+        return messages.text("call.timeout", call=call, seconds=transport.call_seconds)
+    if failure.kind == "budget":
+        return messages.text("call.budget_exhausted", seconds=transport.submission_seconds)
+    if failure.kind == "load_failed":
+        return failure.detail
+    return messages.text("call.exited", call=call, detail=failure.detail or failure.kind)

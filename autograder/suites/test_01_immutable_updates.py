@@ -1,0 +1,158 @@
+"""01_immutable_updates: functional updates with `x.at[...]`."""
+
+import numpy as np
+
+from autograder.jaxcheck.expectations import assert_not_unrolled
+from autograder.pytest_plugin import graded
+from autograder.suites.expect import expect_jittable, expect_output
+
+F32 = np.float32
+
+
+def _vector(rng, low=5, high=40):
+    return rng.standard_normal(int(rng.integers(low, high))).astype(F32)
+
+
+def _square(rng, n):
+    return rng.standard_normal((n, n)).astype(F32)
+
+
+def _set(x, index, value):
+    out = x.copy()
+    out[index] = value
+    return out
+
+
+# --- set_element ---------------------------------------------------------------
+
+@graded("set_element", "correct")
+def test_set_element_correct(submission, rng):
+    for _ in range(3):
+        x = _vector(rng)
+        index = int(rng.integers(0, len(x)))
+        value = F32(rng.standard_normal())
+        expect_output(submission, "set_element", (x, index, value), _set(x, index, value))
+
+
+@graded("set_element", "negative index")
+def test_set_element_negative_index(submission, rng):
+    x = _vector(rng)
+    index = -int(rng.integers(1, len(x) + 1))
+    value = F32(rng.standard_normal())
+    expect_output(submission, "set_element", (x, index, value), _set(x, index, value))
+
+
+@graded("set_element", "jittable with index and value traced")
+def test_set_element_jittable(submission, rng):
+    x = _vector(rng)
+    index = np.int32(rng.integers(-len(x), len(x)))
+    value = F32(rng.standard_normal())
+    expect_jittable(submission, "set_element", (x, index, value), _set(x, int(index), value))
+
+
+@graded("set_element", "dtype of x kept")
+def test_set_element_dtype_kept(submission, rng):
+    x = rng.integers(-50, 50, int(rng.integers(5, 20))).astype(np.int32)
+    index = int(rng.integers(0, len(x)))
+    value = F32(rng.integers(-50, 50))
+    expect_output(submission, "set_element", (x, index, value), _set(x, index, value), exact=True, check_dtype=True)
+
+
+# --- set_diagonal --------------------------------------------------------------
+
+def _with_diagonal(m, values):
+    out = m.copy()
+    np.fill_diagonal(out, values)
+    return out
+
+
+@graded("set_diagonal", "correct with a vector of values")
+def test_set_diagonal_vector(submission, rng):
+    n = int(rng.integers(3, 12))
+    m, values = _square(rng, n), rng.standard_normal(n).astype(F32)
+    expect_output(submission, "set_diagonal", (m, values), _with_diagonal(m, values))
+
+
+@graded("set_diagonal", "correct with a scalar value")
+def test_set_diagonal_scalar(submission, rng):
+    n = int(rng.integers(3, 12))
+    m, value = _square(rng, n), F32(rng.standard_normal())
+    expect_output(submission, "set_diagonal", (m, value), _with_diagonal(m, value))
+
+
+@graded("set_diagonal", "jittable")
+def test_set_diagonal_jittable(submission, rng):
+    n = int(rng.integers(3, 12))
+    m, values = _square(rng, n), rng.standard_normal(n).astype(F32)
+    expect_jittable(submission, "set_diagonal", (m, values), _with_diagonal(m, values))
+
+
+@graded("set_diagonal", "no Python loop over the diagonal")
+def test_set_diagonal_not_unrolled(submission, rng):
+    small = submission.trace("set_diagonal", (_square(rng, 4), np.ones(4, F32)))
+    large = submission.trace("set_diagonal", (_square(rng, 64), np.ones(64, F32)))
+    assert_not_unrolled(small, large, function="set_diagonal", n_small=4, n_large=64,
+                        fix="Update the whole diagonal at once: m.at[idx, idx].set(values) with idx = jnp.arange(n).")
+
+
+# --- histogram -----------------------------------------------------------------
+
+def _counts(indices, num_bins):
+    return np.bincount(indices, minlength=num_bins).astype(np.int32)
+
+
+@graded("histogram", "correct")
+def test_histogram_correct(submission, rng):
+    # Distinct indices: this check is about shape, dtype and placement only.
+    num_bins = int(rng.integers(6, 30))
+    indices = rng.permutation(num_bins)[: int(rng.integers(1, num_bins))].astype(np.int32)
+    expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True, check_dtype=True)
+
+
+@graded("histogram", "duplicates counted")
+def test_histogram_duplicates(submission, rng):
+    num_bins = int(rng.integers(3, 8))
+    indices = rng.integers(0, num_bins, int(rng.integers(40, 120))).astype(np.int32)
+    expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True)
+
+
+@graded("histogram", "jittable with num_bins static")
+def test_histogram_jittable(submission, rng):
+    num_bins = int(rng.integers(3, 10))
+    indices = rng.integers(0, num_bins, 50).astype(np.int32)
+    expect_jittable(submission, "histogram", (indices, num_bins), _counts(indices, num_bins),
+                    static_argnums=(1,))
+
+
+# --- swap_rows -----------------------------------------------------------------
+
+def _swapped(m, i, j):
+    out = m.copy()
+    out[[i, j]] = m[[j, i]]
+    return out
+
+
+def _matrix(rng):
+    return rng.standard_normal((int(rng.integers(3, 10)), int(rng.integers(2, 6)))).astype(F32)
+
+
+@graded("swap_rows", "correct")
+def test_swap_rows_correct(submission, rng):
+    for _ in range(2):
+        m = _matrix(rng)
+        i, j = (int(v) for v in rng.choice(len(m), 2, replace=False))
+        expect_output(submission, "swap_rows", (m, i, j), _swapped(m, i, j), exact=True)
+
+
+@graded("swap_rows", "i == j leaves m unchanged")
+def test_swap_rows_same_row(submission, rng):
+    m = _matrix(rng)
+    i = int(rng.integers(0, len(m)))
+    expect_output(submission, "swap_rows", (m, i, i), m, exact=True)
+
+
+@graded("swap_rows", "jittable with i and j traced")
+def test_swap_rows_jittable(submission, rng):
+    m = _matrix(rng)
+    i, j = (np.int32(v) for v in rng.choice(len(m), 2, replace=False))
+    expect_jittable(submission, "swap_rows", (m, i, j), _swapped(m, int(i), int(j)))

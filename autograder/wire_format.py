@@ -1,0 +1,123 @@
+"""The only data that crosses between grader and student code.
+
+A value is a tree of JSON primitives (None, bool, int, float, str), lists,
+tuples, str-keyed dicts, plain numeric arrays and typed PRNG keys. `encode`
+turns it into a JSON-able skeleton plus a list of `np.ndarray`s; `decode`
+reverses that. Arrays cross as `np.save` bytes read back with
+`allow_pickle=False`, so nothing that crosses can run code or lie about its
+type: the receiver gets exact `np.ndarray`s of numeric dtype or an error.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Callable
+
+import numpy as np
+
+# Anything else (object, string, void, datetime arrays) is refused.
+_ALLOWED_KINDS = frozenset("biufc")
+MAX_DEPTH = 32
+
+
+class WireFormatError(ValueError):
+    """A value cannot cross the boundary; the message says which part and why."""
+
+
+def encode(value: Any, to_array: Callable[[Any], np.ndarray | None]) -> tuple[Any, list[np.ndarray]]:
+    """Split `value` into a JSON skeleton and its arrays.
+
+    `to_array(leaf)` converts array-like leaves (JAX arrays, NumPy scalars) to a
+    `np.ndarray`, or returns None for leaves it does not know. A typed PRNG key
+    becomes {"__key__": index, "impl": name} through `to_array` returning a
+    (key_data, impl) pair.
+    """
+    arrays: list[np.ndarray] = []
+
+    def walk(node: Any, path: str, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise WireFormatError(f"{path} is nested more than {MAX_DEPTH} levels deep")
+        if node is None or type(node) in (bool, int, float, str):
+            return node
+        if type(node) is tuple:
+            return {"__tuple__": [walk(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(node)]}
+        if type(node) is list:
+            return [walk(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(node)]
+        if type(node) is dict:
+            for key in node:
+                if type(key) is not str:
+                    raise WireFormatError(f"{path} has a non-string dict key {key!r}")
+            return {"__dict__": {k: walk(v, f"{path}[{k!r}]", depth + 1) for k, v in node.items()}}
+        converted = to_array(node)
+        if converted is None:
+            raise WireFormatError(f"{path} is a {type(node).__module__}.{type(node).__qualname__}")
+        if isinstance(converted, tuple):
+            key_data, impl = converted
+            arrays.append(_checked_array(key_data, path))
+            return {"__key__": len(arrays) - 1, "impl": str(impl)}
+        arrays.append(_checked_array(converted, path))
+        return {"__array__": len(arrays) - 1}
+
+    return walk(value, "value", 0), arrays
+
+
+def decode(skeleton: Any, arrays: list[np.ndarray], make_array: Callable, make_key: Callable) -> Any:
+    """Rebuild a value from `encode`'s output using the receiver's array types."""
+
+    def walk(node: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise WireFormatError("value nested too deeply")
+        if node is None or type(node) in (bool, int, float, str):
+            return node
+        if type(node) is list:
+            return [walk(v, depth + 1) for v in node]
+        if type(node) is dict and len(node) in (1, 2):
+            if "__tuple__" in node:
+                return tuple(walk(v, depth + 1) for v in _list(node["__tuple__"]))
+            if "__dict__" in node:
+                inner = node["__dict__"]
+                if type(inner) is not dict:
+                    raise WireFormatError("malformed dict")
+                return {str(k): walk(v, depth + 1) for k, v in inner.items()}
+            if "__array__" in node:
+                return make_array(_array_at(arrays, node["__array__"]))
+            if "__key__" in node:
+                return make_key(_array_at(arrays, node["__key__"]), str(node.get("impl")))
+        raise WireFormatError(f"malformed value skeleton: {str(node)[:80]}")
+
+    return walk(skeleton, 0)
+
+
+def array_to_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def array_from_bytes(data: bytes) -> np.ndarray:
+    """Parse `np.save` bytes; refuse pickles and non-numeric dtypes."""
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except Exception as error:
+        raise WireFormatError(f"not a plain array: {error}") from None
+    return _checked_array(array, "array")
+
+
+def _checked_array(array: Any, path: str) -> np.ndarray:
+    if type(array) is not np.ndarray:
+        raise WireFormatError(f"{path} is a {type(array).__name__}, not a plain numpy.ndarray")
+    if array.dtype.kind not in _ALLOWED_KINDS or array.dtype.fields is not None:
+        raise WireFormatError(f"{path} has dtype {array.dtype}, which is not numeric")
+    return array
+
+
+def _array_at(arrays: list[np.ndarray], index: Any) -> np.ndarray:
+    if type(index) is not int or not 0 <= index < len(arrays):
+        raise WireFormatError(f"array reference {index!r} out of range")
+    return arrays[index]
+
+
+def _list(node: Any) -> list:
+    if type(node) is not list:
+        raise WireFormatError("malformed tuple")
+    return node
