@@ -9,7 +9,8 @@ sandbox, so both backends grade identically.
 
 from __future__ import annotations
 
-import copy
+import contextlib
+import io
 import json
 import time
 
@@ -37,7 +38,8 @@ class InProcessTransport:
             raise TransportFailure("budget")
         # Round-trip through JSON and copies so student code sees exactly
         # what the sandbox child would, and cannot alias the test's data.
-        answer, out = self._executor.handle(json.loads(json.dumps(header)), [a.copy() for a in arrays])
+        with _captured_output():
+            answer, out = self._executor.handle(json.loads(json.dumps(header)), [a.copy() for a in arrays])
         return json.loads(json.dumps(answer)), [np.array(a, copy=True) for a in out]
 
 
@@ -45,7 +47,7 @@ def load_namespace(source: SubmissionSource, load_seconds: float) -> tuple[dict,
     """Execute the submission's cells here, in a fresh namespace."""
     namespace: dict = {"__name__": "__main__"}
     try:
-        with time_limit(load_seconds):
+        with time_limit(load_seconds), _captured_output():
             report = execute_cells(source.cells, namespace)
     except TimeLimitExceeded:
         report = LoadReport(notes=[messages.text("load.timeout", seconds=load_seconds)], not_implemented_cells=[])
@@ -53,6 +55,9 @@ def load_namespace(source: SubmissionSource, load_seconds: float) -> tuple[dict,
     return namespace, report
 
 
-def copy_namespace(namespace: dict) -> dict:
-    """A shallow copy of a notebook's globals, so checks cannot rebind the student's names."""
-    return copy.copy(namespace)
+@contextlib.contextmanager
+def _captured_output():
+    """Keep what student code prints out of the grader's own output."""
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        yield sink

@@ -66,6 +66,12 @@ ENGLISH: dict[str, str] = {
     "check.returned_instead": "it returned normally",
     "check.raised_instead": "it raised {error_type}: {error}",
     "check.error_message": "{call} raised {error_type}, but its message {message!r} does not mention {needle!r}.",
+    # --- Exercise-specific feedback: keys "<assignment>.<function>.<what>" ----
+    "01_immutable_updates.set_diagonal.unrolled_fix": "Update the whole diagonal at once: m.at[idx, idx].set(values) with idx = jnp.arange(n).",
+    # 03_control_flow (add below)
+    # 04_static_args (add below)
+    # 05_grad_aux (add below)
+    # 06_prng (add below)
     # --- Reports ------------------------------------------------------------
     "report.header": "{name} ({assignment}), hidden-input seed {seed}",
     "report.total": "Total: {score:g} / {max_score:g}",

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from autograder import messages
 from autograder.jaxcheck.expectations import assert_not_unrolled
 from autograder.pytest_plugin import graded
 from autograder.suites.expect import expect_jittable, expect_output
@@ -92,7 +93,7 @@ def test_set_diagonal_not_unrolled(submission, rng):
     small = submission.trace("set_diagonal", (_square(rng, 4), np.ones(4, F32)))
     large = submission.trace("set_diagonal", (_square(rng, 64), np.ones(64, F32)))
     assert_not_unrolled(small, large, function="set_diagonal", n_small=4, n_large=64,
-                        fix="Update the whole diagonal at once: m.at[idx, idx].set(values) with idx = jnp.arange(n).")
+                        fix=messages.text("01_immutable_updates.set_diagonal.unrolled_fix"))
 
 
 # --- histogram -----------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Auto-graded JAX exercises: a JAX-aware pytest grader for notebooks."""

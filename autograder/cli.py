@@ -1,0 +1,84 @@
+"""The `autograder` command: check (students), grade (CI and instructors), release (instructors)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from autograder import grading_config
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        config = grading_config.load(args.config)
+    except grading_config.GradingConfigError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    return args.command(args, config)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autograder", description="Auto-graded JAX exercises.")
+    parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH, help="grading.toml to use")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")
+    check.add_argument("path", type=Path)
+    check.add_argument("--exercise", action="append", metavar="NAME", help="only this function (repeatable)")
+    check.add_argument("--assignment", help="assignment name, if the file name does not say it")
+    check.add_argument("--seed", type=int, help="seed for the hidden inputs (default: grading.toml's policy)")
+    check.set_defaults(command=_check)
+
+    grade = commands.add_parser("grade", help="grade many submissions in sandboxes; write results.json per submission and grades.csv")
+    grade.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="submission files or directories of them")
+    grade.add_argument("--out", type=Path, required=True, metavar="DIR")
+    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N")
+    grade.add_argument("--seed", type=int)
+    grade.add_argument("--assignment", help="grade every submission as this assignment")
+    grade.add_argument("--resume", action="store_true", help="skip submissions that already have a finished result")
+    grade.set_defaults(command=_grade)
+
+    release = commands.add_parser("release", help="sync check-cell points from grading.toml and regenerate assignments/ with nbgrader")
+    release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT")
+    release.set_defaults(command=_release)
+    return parser
+
+
+def _check(args, config) -> int:
+    from autograder.grading import grade_submission
+    from autograder.reports.terminal_table import render
+
+    if args.exercise:
+        unknown = [e for e in args.exercise if not any(e in config.points[a] for a in config.assignments)]
+        if unknown:
+            print(f"autograder: no exercise named {', '.join(unknown)}; known: "
+                  f"{', '.join(f for a in config.assignments for f in config.points[a])}", file=sys.stderr)
+            return 2
+    seed = config.resolve_seed("check", args.seed)
+    result = grade_submission(args.path, config, seed=seed, backend="inprocess", assignment=args.assignment,
+                              functions=set(args.exercise) if args.exercise else None)
+    print(render(result))
+    return 0 if result.all_passed else 1
+
+
+def _grade(args, config) -> int:
+    from autograder.batch import grade_batch
+
+    seed = config.resolve_seed("grade", args.seed)
+    results = grade_batch(args.paths, args.out, config, seed=seed, jobs=args.jobs,
+                          assignment=args.assignment, resume=args.resume)
+    for result in results:
+        extra = result.get("extra_data", {})
+        print(f"{extra.get('submission')}: {result.get('score', 0):g} / {extra.get('max_score', 0):g}")
+    print(f"Graded {len(results)} submission(s) with seed {seed}; results in {args.out}/ (grades.csv, <name>/results.json)")
+    return 0
+
+
+def _release(args, config) -> int:
+    from autograder.release import release
+
+    return release(config, args.assignments or None)

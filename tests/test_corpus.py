@@ -1,0 +1,35 @@
+"""Every mistake loses exactly its points; every correct alternative scores full marks."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.grading import grade_submission
+from corpus_cases import corrects, mistakes
+
+
+@pytest.mark.parametrize("case", mistakes(), ids=lambda c: c.id)
+def test_mistake_fails_exactly_its_checks(case, config, seed):
+    result = grade_submission(case.file, config, seed=seed, backend="inprocess",
+                              assignment=case.assignment, functions={case.function})
+    failed = {c.prop for c in result.checks if not c.passed}
+    assert result.checks, f"{case.id}: no checks ran for {case.function}"
+    assert failed == set(case.fails), (
+        f"{case.id} ({case.why}): expected to fail {sorted(case.fails)}, failed {sorted(failed)}.\n"
+        + "\n".join(f"{c.name}: {c.feedback}" for c in result.checks if not c.passed))
+    expected_loss = sum(config.points_for(case.assignment, case.function, p) for p in case.fails)
+    assert result.max_score - result.score == expected_loss
+    for check in result.checks:
+        if not check.passed:
+            assert case.feedback in check.feedback, (
+                f"{case.id}: feedback of {check.name!r} should mention {case.feedback!r}:\n{check.feedback}")
+
+
+@pytest.mark.parametrize("case", corrects(), ids=lambda c: c.id)
+def test_correct_alternative_scores_full_marks(case, config, seed):
+    result = grade_submission(case.file, config, seed=seed, backend="inprocess",
+                              assignment=case.assignment, functions=set(case.functions))
+    assert {c.function for c in result.checks} == set(case.functions)
+    assert result.score == result.max_score, (
+        f"{case.id} ({case.why}) lost points:\n"
+        + "\n".join(f"{c.name}: {c.feedback}" for c in result.checks if not c.passed))
