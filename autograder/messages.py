@@ -68,6 +68,12 @@ ENGLISH: dict[str, str] = {
     "check.error_message": "{call} raised {error_type}, but its message {message!r} does not mention {needle!r}.",
     # --- Exercise-specific feedback: keys "<assignment>.<function>.<what>" ----
     "01_immutable_updates.set_diagonal.unrolled_fix": "Update the whole diagonal at once: m.at[idx, idx].set(values) with idx = jnp.arange(n).",
+    "01_immutable_updates.histogram.duplicates": "`.at[indices].set(1)` writes 1 once per bin, so repeated indices are lost. Use `.at[indices].add(1)`, which adds once per occurrence.",
+    "01_immutable_updates.histogram.dtype": "the counts must be int32: start from `jnp.zeros(num_bins, dtype=jnp.int32)`.",
+    "01_immutable_updates.swap_rows.sequential": "if you write row i first and then read it to fill row j, you read the already-updated row. Read both rows first, or update both in one step: `m.at[jnp.array([i, j])].set(m[jnp.array([j, i])])`.",
+    "01_immutable_updates.set_element.dtype": "`x.at[index].set(value)` keeps the dtype of `x`; building the result with arithmetic or `jnp.where` promotes it to the value's dtype.",
+    "02_where.masked_mean.empty": "with no True entry, `sum / count` is 0 / 0 = NaN. Divide by `jnp.maximum(count, 1)` (the sum is 0 then), or choose with `jnp.where(count > 0, ..., 0.0)`; sum with `jnp.where(mask, x, 0)` so no boolean indexing is needed.",
+    "02_where.safe_log.double_where": "`jnp.where(x > 0, jnp.log(x), 0.)` is right in value, but its gradient is NaN where x <= 0: the unused branch log(x) still gets a gradient of 0 * inf. Use the double-where idiom: `safe_x = jnp.where(x > 0, x, 1.0)` first, then `jnp.where(x > 0, jnp.log(safe_x), 0.0)`.",
     # 03_control_flow (add below)
     # 04_static_args (add below)
     # 05_grad_aux (add below)

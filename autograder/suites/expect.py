@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from autograder import messages
 from autograder.jaxcheck.compare import assert_close, assert_equal, assert_same_shapes
 from autograder.submission import Submission, describe_call
 
@@ -19,18 +20,28 @@ def expect_output(
     check_dtype: bool = False,
     rtol: float | None = None,
     atol: float | None = None,
+    hint: str | None = None,
     **call_options: Any,
 ) -> Any:
-    """Call `function` (see Submission.call_with for options) and compare with `expected`."""
+    """Call `function` (see Submission.call_with for options) and compare with `expected`.
+
+    `hint` (a sentence from messages.py) is added to the feedback when the
+    values are wrong, to name the JAX idea behind the usual cause.
+    """
     kwargs = dict(kwargs or {})
     actual = submission.call_with(function, args, kwargs, **call_options)
     call = describe_call(function, args, kwargs)
     if call_options.get("mode", "plain") != "plain":
         call = f"{call_options['mode']}({call})"
-    if exact:
-        assert_equal(actual, expected, call=call, check_dtype=check_dtype)
-    else:
-        assert_close(actual, expected, call=call, check_dtype=check_dtype, rtol=rtol, atol=atol)
+    try:
+        if exact:
+            assert_equal(actual, expected, call=call, check_dtype=check_dtype)
+        else:
+            assert_close(actual, expected, call=call, check_dtype=check_dtype, rtol=rtol, atol=atol)
+    except AssertionError as error:
+        if hint is None:
+            raise
+        raise AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}") from None
     return actual
 
 

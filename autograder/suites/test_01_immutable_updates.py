@@ -56,7 +56,8 @@ def test_set_element_dtype_kept(submission, rng):
     x = rng.integers(-50, 50, int(rng.integers(5, 20))).astype(np.int32)
     index = int(rng.integers(0, len(x)))
     value = F32(rng.integers(-50, 50))
-    expect_output(submission, "set_element", (x, index, value), _set(x, index, value), exact=True, check_dtype=True)
+    expect_output(submission, "set_element", (x, index, value), _set(x, index, value), exact=True, check_dtype=True,
+                  hint=messages.text("01_immutable_updates.set_element.dtype"))
 
 
 # --- set_diagonal --------------------------------------------------------------
@@ -107,14 +108,16 @@ def test_histogram_correct(submission, rng):
     # Distinct indices: this check is about shape, dtype and placement only.
     num_bins = int(rng.integers(6, 30))
     indices = rng.permutation(num_bins)[: int(rng.integers(1, num_bins))].astype(np.int32)
-    expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True, check_dtype=True)
+    expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True, check_dtype=True,
+                  hint=messages.text("01_immutable_updates.histogram.dtype"))
 
 
 @graded("histogram", "duplicates counted")
 def test_histogram_duplicates(submission, rng):
     num_bins = int(rng.integers(3, 8))
     indices = rng.integers(0, num_bins, int(rng.integers(40, 120))).astype(np.int32)
-    expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True)
+    expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
+                  hint=messages.text("01_immutable_updates.histogram.duplicates"))
 
 
 @graded("histogram", "jittable with num_bins static")
@@ -142,7 +145,8 @@ def test_swap_rows_correct(submission, rng):
     for _ in range(2):
         m = _matrix(rng)
         i, j = (int(v) for v in rng.choice(len(m), 2, replace=False))
-        expect_output(submission, "swap_rows", (m, i, j), _swapped(m, i, j), exact=True)
+        expect_output(submission, "swap_rows", (m, i, j), _swapped(m, i, j), exact=True,
+                      hint=messages.text("01_immutable_updates.swap_rows.sequential"))
 
 
 @graded("swap_rows", "i == j leaves m unchanged")

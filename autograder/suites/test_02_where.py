@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from autograder import messages
 from autograder.jaxcheck.compare import assert_all_finite, assert_close
 from autograder.pytest_plugin import graded
 from autograder.submission import describe_call
@@ -79,7 +80,8 @@ def test_masked_mean_correct(submission, rng):
 @graded("masked_mean", "empty mask gives 0, not NaN")
 def test_masked_mean_empty_mask(submission, rng):
     x = rng.standard_normal(_length(rng)).astype(F32)
-    expect_output(submission, "masked_mean", (x, np.zeros(len(x), bool)), F32(0.0), exact=True)
+    expect_output(submission, "masked_mean", (x, np.zeros(len(x), bool)), F32(0.0), exact=True,
+                  hint=messages.text("02_where.masked_mean.empty"))
 
 
 @graded("masked_mean", "jittable")
@@ -113,6 +115,9 @@ def test_safe_log_gradient(submission, rng):
     x[0] = 0.0  # the point where the single-where version's gradient is NaN
     gradient = submission.call_with("safe_log", (x,), mode="grad_sum")
     call = f"jax.grad(lambda x: safe_log(x).sum())({describe_call('x', (x,), {})[2:-1]})"
-    assert_all_finite(gradient, call=call)
     expected = np.where(x > 0, 1.0 / np.where(x > 0, x, 1.0), 0.0).astype(F32)
-    assert_close(gradient, expected, call=call)
+    try:
+        assert_all_finite(gradient, call=call)
+        assert_close(gradient, expected, call=call)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{messages.text('call.hint', hint=messages.text('02_where.safe_log.double_where'))}") from None
