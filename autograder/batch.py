@@ -86,7 +86,7 @@ def grade_batch(
 def _run_worker(item: BatchItem, out_dir: Path, config: GradingConfig, seed: int, assignment: str | None) -> None:
     target = item.results_path(out_dir)
     command = [sys.executable, "-m", "autograder.batch_worker", str(item.path), "--name", item.name,
-               "--results", str(target), "--seed", str(seed)]
+               "--results", str(target), "--seed", str(seed), "--config", str(config.source)]
     if assignment:
         command += ["--assignment", assignment]
     try:

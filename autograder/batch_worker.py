@@ -20,8 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, required=True)
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--assignment")
+    parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH)
     args = parser.parse_args(argv)
-    config = grading_config.load()
+    config = grading_config.load(args.config)
     result = grade_submission(args.path, config, seed=args.seed, backend="sandbox",
                               assignment=args.assignment, name=args.name)
     data = result.to_gradescope()

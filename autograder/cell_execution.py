@@ -17,16 +17,23 @@ from autograder.submission_source import CodeCell
 class LoadReport:
     notes: list[str]
     not_implemented_cells: list[int]
+    # The notes about cells that failed: they explain why a function is missing.
+    problems: list[str] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"notes": self.notes, "not_implemented_cells": self.not_implemented_cells}
+        return {"notes": self.notes, "not_implemented_cells": self.not_implemented_cells, "problems": self.problems}
 
     @classmethod
     def from_json(cls, data: dict) -> "LoadReport":
         return cls(
             notes=[str(n) for n in data.get("notes", [])],
             not_implemented_cells=[int(c) for c in data.get("not_implemented_cells", [])],
+            problems=[str(n) for n in data.get("problems", [])],
         )
+
+    def add_problem(self, note: str) -> None:
+        self.notes.append(note)
+        self.problems.append(note)
 
 
 def execute_cells(cells: tuple[CodeCell, ...], namespace: dict) -> LoadReport:
@@ -37,9 +44,7 @@ def execute_cells(cells: tuple[CodeCell, ...], namespace: dict) -> LoadReport:
         try:
             code = compile(cell.source, f"<cell {cell.number}>", "exec")
         except SyntaxError as error:
-            report.notes.append(
-                messages.text("load.syntax_error", cell=cell.number, line=error.lineno, error=error.msg)
-            )
+            report.add_problem(messages.text("load.syntax_error", cell=cell.number, line=error.lineno, error=error.msg))
             continue
         try:
             exec(code, namespace)  # noqa: S102 - running student code is the point
@@ -47,11 +52,11 @@ def execute_cells(cells: tuple[CodeCell, ...], namespace: dict) -> LoadReport:
             report.not_implemented_cells.append(cell.number)
             report.notes.append(messages.text("load.cell_not_implemented", cell=cell.number))
         except SystemExit as error:
-            report.notes.append(
+            report.add_problem(
                 messages.text("load.cell_raised", cell=cell.number, error_type="SystemExit", error=first_line(error) or "sys.exit()")
             )
         except Exception as error:
-            report.notes.append(
+            report.add_problem(
                 messages.text(
                     "load.cell_raised",
                     cell=cell.number,

@@ -9,7 +9,7 @@ the parent's.
 Requests (`op` and its fields):
 - describe: function -> exists, callable, jitted, type_name
 - call: function, args, kwargs, mode ("plain" | "jit" | "vmap" | "grad_sum"),
-  static_argnums, static_argnames, argnums, key_reuse_check -> value
+  static_argnums, static_argnames, argnums, in_axes, key_reuse_check -> value
 - trace: function, args, kwargs, static_argnums, static_argnames
   -> primitives, equation_count, jaxpr
 - count_traces: function, warmup, calls (lists of {args, kwargs}),
@@ -73,7 +73,8 @@ class Executor:
         name = str(request.get("function"))
         if name not in self.namespace:
             return {"exists": False, "callable": False, "jitted": False, "type_name": None,
-                    "not_implemented_cells": self.load_report.not_implemented_cells}
+                    "not_implemented_cells": self.load_report.not_implemented_cells,
+                    "load_problems": self.load_report.problems}
         obj = self.namespace[name]
         from autograder.jaxcheck.trace_counting import is_jitted
 
@@ -94,7 +95,8 @@ class Executor:
         elif mode == "jit":
             target = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
         elif mode == "vmap":
-            target = jax.vmap(fn)
+            in_axes = request.get("in_axes", 0)
+            target = jax.vmap(fn, in_axes=tuple(in_axes) if isinstance(in_axes, list) else in_axes)
         elif mode == "grad_sum":
             argnums = request.get("argnums", 0)
             target = jax.grad(lambda *a, **k: jnp.sum(fn(*a, **k)), argnums=argnums)
@@ -123,8 +125,6 @@ class Executor:
         }
 
     def _count_traces(self, request: dict, arrays: list) -> dict:
-        import jax
-
         from autograder.jaxcheck.trace_counting import count_traces
 
         fn = self._function(request)
@@ -133,10 +133,9 @@ class Executor:
             "static_argnames": tuple(request.get("static_argnames", ())),
         }
         decoded = self._decode(request.get("calls_skeleton"), arrays)
-        for args, kwargs in decoded.get("warmup", []):
-            jax.block_until_ready(fn(*args, **kwargs))
+        warmup = [(tuple(a), dict(k)) for a, k in decoded.get("warmup", [])]
         calls = [(tuple(a), dict(k)) for a, k in decoded.get("calls", [])]
-        result = count_traces(fn, calls, count_all=bool(request.get("count_all")), **options)
+        result = count_traces(fn, calls, warmup=warmup, count_all=bool(request.get("count_all")), **options)
         return {"traces": result.traces, "per_call": result.per_call, "explanations": result.explanations}
 
     # --- helpers -------------------------------------------------------------
@@ -145,7 +144,8 @@ class Executor:
         name = str(request.get("function"))
         if name not in self.namespace:
             raise _Refusal({"kind": "missing", "function": name,
-                            "not_implemented_cells": self.load_report.not_implemented_cells})
+                            "not_implemented_cells": self.load_report.not_implemented_cells,
+                            "load_problems": self.load_report.problems})
         fn = self.namespace[name]
         if not callable(fn):
             raise _Refusal({"kind": "not_callable", "function": name, "type_name": type(fn).__name__})

@@ -32,6 +32,7 @@ class GradingConfig:
     points: dict[str, dict[str, dict[str, float]]]
     limits: Limits
     seed_policy: dict[str, str | int]
+    source: Path = DEFAULT_PATH
 
     @property
     def assignments(self) -> list[str]:
@@ -103,4 +104,4 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
         )
     except KeyError as missing:
         raise GradingConfigError(f"{path}: [limits] needs {missing.args[0]}.") from None
-    return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})))
+    return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})), source=path.resolve())

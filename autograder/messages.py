@@ -46,6 +46,7 @@ ENGLISH: dict[str, str] = {
     "hint.KeyReuseError": "a PRNG key was used more than once. Every random draw needs a fresh key: split first (`key_a, key_b = jax.random.split(key)`) and use each subkey exactly once; never reuse the parent key after splitting it.",
     "hint.UnexpectedTracerError": "a traced value escaped its transformation (stored in a global, a list or an attribute during jit). Return values from the function instead of saving them outside it.",
     "hint.UnhashableStatic": "a static argument must be hashable (an int, a str, a tuple). Arrays are not: mark only the Python-valued arguments static, and let arrays be traced.",
+    "hint.NonArrayArgument": "a value that is not an array (a string, a function, None...) was passed to a jitted function as a traced argument. Mark that argument static with `static_argnames` (or `static_argnums`) in `jax.jit`, so JAX uses its Python value while tracing.",
     "hint.NotImplementedError": "this function is not implemented yet.",
     # --- Check outcomes -----------------------------------------------------
     "check.wrong_type": "{call} returned a {actual}, expected {expected}.",
@@ -75,7 +76,27 @@ ENGLISH: dict[str, str] = {
     "02_where.masked_mean.empty": "with no True entry, `sum / count` is 0 / 0 = NaN. Divide by `jnp.maximum(count, 1)` (the sum is 0 then), or choose with `jnp.where(count > 0, ..., 0.0)`; sum with `jnp.where(mask, x, 0)` so no boolean indexing is needed.",
     "02_where.safe_log.double_where": "`jnp.where(x > 0, jnp.log(x), 0.)` is right in value, but its gradient is NaN where x <= 0: the unused branch log(x) still gets a gradient of 0 * inf. Use the double-where idiom: `safe_x = jnp.where(x > 0, x, 1.0)` first, then `jnp.where(x > 0, jnp.log(safe_x), 0.0)`.",
     # 03_control_flow (add below)
+    "03_control_flow.square.keep_traced": "`negate` may be traced: do not branch on it with a Python `if` or mark it static, choose between the two results with `lax.cond(negate, true_fun, false_fun, x)`. Both branches are compiled into one program, so one compilation serves both values.",
+    "03_control_flow.square.use_cond": "Choose between the two computations with `lax.cond(negate, true_fun, false_fun, x)`; this exercise is about `lax.cond` (`jnp.where` computes both results and selects elementwise).",
+    "03_control_flow.sum_init.keep_traced": "`num` may be traced: do not use it in `range(num)` or mark it static, loop with `lax.fori_loop(0, num, body_fun, init_val)`, whose bounds may be traced. One compilation then serves every num.",
+    "03_control_flow.sum_init.unrolled_fix": "Loop with `lax.fori_loop` instead of a Python loop over the entries of x: it stays a single loop in the compiled program however long x is.",
+    "03_control_flow.sum_init.use_fori_loop": "Write the sum as `lax.fori_loop(0, num, body_fun, init_val)` with `body_fun(i, total)` adding `x[i]`; this exercise is about `lax.fori_loop`.",
+    "03_control_flow.power_iteration.keep_traced": "`num_iters` may be traced: do not use it in `range(num_iters)` or mark it static, loop with `lax.fori_loop(0, num_iters, body_fun, v)`. One compilation then serves every num_iters.",
+    "03_control_flow.collatz_steps.use_while_loop": "The number of steps depends on the value of n, so loop with `lax.while_loop(cond_fun, body_fun, (n, steps))`; this exercise is about `lax.while_loop`.",
     # 04_static_args (add below)
+    "04_static_args.power.decorate": "Put `@partial(jax.jit, static_argnums=1)` (from `functools import partial`) above `def power`, so that `power` itself is the jitted function and `n` is static.",
+    "04_static_args.power.call_sequence": "`power(x, n)` called with n = {ns}, each time with a new x of shape {shape}",
+    "04_static_args.power.trace_fix": "Mark `n` static (`@partial(jax.jit, static_argnums=1)`) and keep `x` traced: JAX then traces once for each distinct n, and reuses that program for every new x of the same shape and dtype.",
+    "04_static_args.normalize.decorate": "Put `@partial(jax.jit, static_argnames=\"axis\")` above `def normalize`, so that `normalize` itself is the jitted function and `axis` is static by name.",
+    "04_static_args.normalize.static_fix": "`axis` must be static by name: `@partial(jax.jit, static_argnames=\"axis\")`. The axis decides the shape of `x.sum(axis=axis, keepdims=True)`, so JAX needs its Python value while tracing, whether it is passed by keyword or by position.",
+    "04_static_args.normalize.keepdims": "divide by `x.sum(axis=axis, keepdims=True)`: `keepdims=True` keeps the summed axis with size 1, so every entry is divided by the sum of its own slice along `axis`.",
+    "04_static_args.normalize.call_sequence": "`normalize(x, axis=...)` called with axis = {axes}, each time with a new x of shape {shape}",
+    "04_static_args.normalize.trace_fix": "Make only `axis` static (`static_argnames=\"axis\"`) and keep `x` traced: JAX then traces once for each distinct axis, and reuses that program for every new x of the same shape and dtype.",
+    "04_static_args.activation.decorate": "Put `@partial(jax.jit, static_argnames=\"name\")` above `def activation`, so that `activation` itself is the jitted function and `name` is static.",
+    "04_static_args.activation.static_fix": "`name` must be static: `@partial(jax.jit, static_argnames=\"name\")`. A string is not an array, so JAX cannot trace it; a static `name` is a plain Python str while tracing, so `if name == \"relu\":` works.",
+    "04_static_args.activation.unknown_fix": "Check the name while tracing and raise for anything other than \"relu\", \"tanh\" or \"sigmoid\" (compared exactly, so \"ReLU\" is unknown): `raise ValueError(f\"unknown activation name: {{name!r}}\")`.",
+    "04_static_args.run_steps.call_sequence": "after a warm-up call, `run_steps(x, {first})` then `run_steps(x, {second})` with new x of shape {shape}",
+    "04_static_args.run_steps.trace_fix": "Every trace here is a new compile. Create the jitted `step` once, at module level (`@jax.jit` above `def step`), and let the plain Python loop of `run_steps` call that same `step`. A `jax.jit(lambda ...)` or `jax.jit(partial(...))` inside the loop is a new function object in every iteration, which JAX has never seen, so it traces every time; jitting `run_steps` with a static `num_steps` traces again for every new `num_steps`.",
     # 05_grad_aux (add below)
     # 06_prng (add below)
     # --- Reports ------------------------------------------------------------

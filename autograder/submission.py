@@ -10,6 +10,7 @@ feedback: what happened, where, and the JAX idea that fixes it.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Any, Protocol, Sequence
 
 import numpy as np
@@ -22,11 +23,15 @@ class StudentCodeError(AssertionError):
     """Student code failed or misbehaved; the message is the feedback.
 
     An AssertionError so pytest reports the check as failed, not errored.
+    `error` is the data-only description of the student's exception, if one
+    was raised (type, mro, message, where; see executor.describe_exception),
+    for checks that expect an exception.
     """
 
-    def __init__(self, feedback: str, error_type: str | None = None):
+    def __init__(self, feedback: str, error_type: str | None = None, error: dict | None = None):
         super().__init__(feedback)
         self.error_type = error_type
+        self.error = dict(error or {})
 
 
 class TransportFailure(Exception):
@@ -80,7 +85,7 @@ class Submission:
         """Fail with the right feedback if `function` is missing or not callable."""
         facts = self.describe(function)
         if not facts.get("exists"):
-            raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells")))
+            raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells"), facts.get("load_problems")))
         if not facts.get("callable"):
             raise StudentCodeError(messages.text("call.not_callable", function=function, type_name=facts.get("type_name")))
 
@@ -98,19 +103,23 @@ class Submission:
         static_argnums: Sequence[int] = (),
         static_argnames: Sequence[str] = (),
         argnums: int | Sequence[int] = 0,
+        in_axes: int | None | Sequence[int | None] = 0,
         key_reuse_check: bool = False,
     ) -> Any:
         """Call `function` through a transformation.
 
         mode: "plain", "jit" (with the static arguments given), "vmap" over the
-        leading axis, or "grad_sum" (gradient of the sum of the output with
-        respect to `argnums`). Returns NumPy arrays in the output's structure.
+        leading axis (or over `in_axes`, per positional argument as in
+        `jax.vmap`; None passes an argument, e.g. a Python int, unmapped), or
+        "grad_sum" (gradient of the sum of the output with respect to
+        `argnums`). Returns NumPy arrays in the output's structure.
         """
         kwargs = dict(kwargs or {})
         header = {
             "op": "call", "function": function, "mode": mode,
             "static_argnums": list(static_argnums), "static_argnames": list(static_argnames),
             "argnums": list(argnums) if isinstance(argnums, (list, tuple)) else argnums,
+            "in_axes": list(in_axes) if isinstance(in_axes, (list, tuple)) else in_axes,
             "key_reuse_check": key_reuse_check,
         }
         header["args_skeleton"], arrays = _encode({"args": tuple(args), "kwargs": kwargs})
@@ -178,7 +187,7 @@ class Submission:
         if error.get("kind") == "timeout":
             raise StudentCodeError(_transport_feedback(TransportFailure("timeout"), call, self._transport))
         feedback = _error_feedback(error, call, header.get("function", ""), raised_template, fields)
-        raise StudentCodeError(feedback, error.get("type"))
+        raise StudentCodeError(feedback, error.get("type"), error)
 
 
 def _same(array: np.ndarray) -> np.ndarray:
@@ -206,16 +215,32 @@ def _parent_leaf(leaf: Any):
 
 @dataclasses.dataclass(frozen=True)
 class TypedKey:
-    """A typed PRNG key to pass to student code (`jax.random.key(seed)` there)."""
+    """A typed PRNG key to pass to student code (`jax.random.key(seed)` there).
+
+    `data` is the key data, shape (2,) for one threefry key; a leading batch
+    axis, shape (n, 2), passes an array of n keys (e.g. for mode="vmap").
+    """
 
     data: np.ndarray
     impl: str = "threefry2x32"
 
     @classmethod
     def from_seed(cls, seed: int) -> "TypedKey":
-        """The key data of `jax.random.key(seed)` for the default threefry impl."""
-        seed = int(seed) & 0xFFFFFFFFFFFFFFFF
-        return cls(np.array([seed >> 32, seed & 0xFFFFFFFF], dtype=np.uint32))
+        """The key data of `jax.random.key(seed)` for the default threefry impl.
+
+        As JAX computes it in its default configuration (`jax_enable_x64`
+        off): the seed is taken as a 32-bit integer, so the data is
+        `[0, seed mod 2**32]`. Seeds outside int64 raise OverflowError, as in JAX.
+        """
+        seed = operator.index(seed)
+        if not -(1 << 63) <= seed < (1 << 63):
+            raise OverflowError(f"seed {seed} does not fit in int64")
+        return cls(np.array([0, seed & 0xFFFFFFFF], dtype=np.uint32))
+
+    @classmethod
+    def from_seeds(cls, seeds: Sequence[int]) -> "TypedKey":
+        """A batch of keys, `jax.random.key(s)` for each seed, as one key array of shape (len(seeds),)."""
+        return cls(np.stack([cls.from_seed(s).data for s in seeds]))
 
 
 def describe_call(function: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
@@ -226,7 +251,7 @@ def describe_call(function: str, args: Sequence[Any], kwargs: dict[str, Any]) ->
 
 def _describe_value(value: Any) -> str:
     if isinstance(value, TypedKey):
-        return "key"
+        return "key" if value.data.ndim <= 1 else f"key{list(value.data.shape[:-1])}"
     if isinstance(value, np.generic):
         return f"{value.item():.4g}" if isinstance(value, np.floating) else repr(value.item())
     if isinstance(value, np.ndarray):
@@ -249,16 +274,18 @@ def _static_phrase(args: Sequence[Any], static_argnums: Sequence[int], static_ar
     return messages.text("check.static_some", names=", ".join(names))
 
 
-def _missing_feedback(function: str, not_implemented_cells: Any) -> str:
+def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: Any = ()) -> str:
     if not_implemented_cells:
         return messages.text("call.missing_not_implemented", function=function)
-    return messages.text("call.missing_function", function=function)
+    feedback = messages.text("call.missing_function", function=function)
+    problems = [str(p) for p in (load_problems or [])][:3]
+    return "\n".join([feedback, *problems])
 
 
 def _error_feedback(error: dict, call: str, function: str, raised_template: str = "call.raised", fields: dict | None = None) -> str:
     kind = error.get("kind")
     if kind == "missing":
-        return _missing_feedback(function, error.get("not_implemented_cells"))
+        return _missing_feedback(function, error.get("not_implemented_cells"), error.get("load_problems"))
     if kind == "not_callable":
         return messages.text("call.not_callable", function=function, type_name=error.get("type_name"))
     if kind == "exited":

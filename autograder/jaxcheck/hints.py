@@ -28,6 +28,7 @@ _BY_MESSAGE = (
     ("JAX arrays are immutable", "ImmutableArray"),
     ("does not support item assignment", "ImmutableArray"),
     ("Non-hashable static arguments", "UnhashableStatic"),
+    ("as an abstract array", "NonArrayArgument"),
     # A Python `if` on a whole array fails even without jit.
     ("truth value of an array with more than one element is ambiguous", "TracerBoolConversionError"),
 )

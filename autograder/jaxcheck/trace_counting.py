@@ -85,22 +85,29 @@ def count_traces(
     static_argnums: Sequence[int] = (),
     static_argnames: Sequence[str] = (),
     count_all: bool = False,
+    warmup: Sequence[tuple[tuple, dict]] = (),
 ) -> TraceCount:
-    """Trace count of `fn` over `calls`.
+    """Trace count of `fn` over `calls`, after the uncounted `warmup` calls.
 
-    A jitted `fn` is called as it is (its own static arguments and cache); a
-    plain `fn` is wrapped in `jax.jit(..., static_argnums, static_argnames)`.
-    With `count_all`, every trace of any function during the calls counts
-    (for "no new traces at all", e.g. a fresh `jax.jit(lambda ...)` per step).
+    A jitted `fn` is called as it is (its own static arguments and cache,
+    cleared before the warm-up); a plain `fn` is wrapped in
+    `jax.jit(..., static_argnums, static_argnames)`. With `count_all`, every
+    trace of any function during the calls counts (for "no new traces at
+    all", e.g. a fresh `jax.jit(lambda ...)` per step), and a plain `fn` is
+    called as it is, so only the traces it causes itself count.
     """
     if is_jitted(fn):
         if hasattr(fn, "clear_cache"):
             fn.clear_cache()  # earlier checks may have warmed it
         target, name = fn, traced_name(fn)
+    elif count_all:
+        target, name = fn, None
     else:
         counter = _counting_wrapper(fn)
         target = jax.jit(counter, static_argnums=tuple(static_argnums), static_argnames=tuple(static_argnames))
         name = counter.__name__
+    for args, kwargs in warmup:
+        jax.block_until_ready(target(*args, **kwargs))
     per_call = []
     with cache_miss_explanations() as explanations:
         for args, kwargs in calls:

@@ -6,7 +6,8 @@ from typing import Any, Sequence
 
 from autograder import messages
 from autograder.jaxcheck.compare import assert_close, assert_equal, assert_same_shapes
-from autograder.submission import Submission, describe_call
+from autograder.jaxcheck.hints import hint_for
+from autograder.submission import StudentCodeError, Submission, describe_call
 
 
 def expect_output(
@@ -66,3 +67,55 @@ def expect_jittable(
                                   static_argnums=static_argnums, static_argnames=static_argnames)
     assert_same_shapes(actual, expected, call=f"jit({describe_call(function, args, kwargs)})")
     return facts
+
+
+def expect_jitted(submission: Submission, function: str, *, fix: str = "") -> None:
+    """The student's `function` is itself a `jax.jit` object (they wrote the decorator)."""
+    if not submission.is_jitted(function):
+        type_name = submission.describe(function).get("type_name")
+        feedback = messages.text("check.not_jitted", function=function, type_name=type_name)
+        raise AssertionError(f"{feedback} {fix}" if fix else feedback)
+
+
+def expect_raises(
+    submission: Submission,
+    function: str,
+    args: Sequence[Any],
+    error_type: str,
+    *,
+    kwargs: dict[str, Any] | None = None,
+    mentions: str | None = None,
+    fix: str = "",
+) -> None:
+    """`function(*args, **kwargs)` raises `error_type` (or a subclass), whose message contains `mentions`.
+
+    Returning normally or raising another error fails with what happened,
+    the hint for a JAX error, and then `fix` (the exercise's own advice).
+    A missing or unimplemented function keeps its usual feedback.
+    """
+    kwargs = dict(kwargs or {})
+    call = describe_call(function, args, kwargs)
+    try:
+        submission.call_with(function, args, kwargs)
+    except StudentCodeError as failure:
+        error = failure.error
+        type_names = [str(n) for n in error.get("mro", [error.get("type", "")])]
+        if error.get("kind") != "raised" or "NotImplementedError" in type_names[:1]:
+            raise
+        message = str(error.get("message", ""))
+        first = message.splitlines()[0] if message else ""
+        if error_type not in type_names:
+            actual = messages.text("check.raised_instead", error_type=error.get("type"), error=first)
+            feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
+        elif mentions is not None and mentions not in message:
+            feedback = messages.text("check.error_message", call=call, error_type=error.get("type"),
+                                     message=first[:200], needle=mentions)
+        else:
+            return
+        hint = hint_for(type_names, message)
+        if hint:
+            feedback += "\n" + messages.text("call.hint", hint=hint)
+    else:
+        actual = messages.text("check.returned_instead")
+        feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
+    raise AssertionError(f"{feedback}\n{fix}" if fix else feedback)

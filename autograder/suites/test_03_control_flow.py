@@ -1,0 +1,230 @@
+"""03_control_flow: `lax.cond`, `lax.fori_loop` and `lax.while_loop` under jit."""
+
+import contextlib
+
+import numpy as np
+
+from autograder import messages
+from autograder.jaxcheck.compare import assert_same_shapes
+from autograder.jaxcheck.expectations import assert_not_unrolled, assert_trace_count, assert_uses_primitive
+from autograder.jaxcheck.hints import hint_key
+from autograder.pytest_plugin import graded
+from autograder.submission import StudentCodeError, describe_call
+from autograder.suites.expect import expect_jittable, expect_output
+
+F32 = np.float32
+I32 = np.int32
+
+
+def _trace_for_structure(submission, function, args, static_args, static_argnum):
+    """The jaxpr facts of `function` with `args` traced, for the structure checks.
+
+    A student's own `jax.jit` object that marks this argument static cannot take
+    it traced (JAX refuses to hash a tracer). That mistake is the compile-once
+    check's business, so here it is traced as the student declared it instead
+    (`static_args` in place of `args`), and the structure check judges the rest.
+    """
+    try:
+        return submission.trace(function, args)
+    except StudentCodeError as error:
+        described = error.error
+        if hint_key(described.get("mro", ()), str(described.get("message", ""))) != "hint.UnhashableStatic":
+            raise
+        try:
+            return submission.trace(function, static_args, static_argnums=(static_argnum,))
+        except StudentCodeError:
+            raise error from None
+
+
+@contextlib.contextmanager
+def _fix_on_error(key):
+    """Add the exercise's fix (messages key) to the feedback when the student's code raises."""
+    try:
+        yield
+    except StudentCodeError as error:
+        raise StudentCodeError(f"{error}\n{messages.text(key)}", error.error_type, error.error) from None
+
+
+# --- square ----------------------------------------------------------------------
+
+def _x(rng):
+    shape = [(int(rng.integers(3, 40)),), (int(rng.integers(2, 6)), int(rng.integers(2, 6)))][int(rng.integers(0, 2))]
+    return (rng.standard_normal(shape) * 3).astype(F32)
+
+
+def _square(x, negate):
+    return -np.square(x) if negate else np.square(x)
+
+
+@graded("square", "correct")
+def test_square_correct(submission, rng):
+    for negate in (True, False):
+        x = _x(rng)
+        expect_output(submission, "square", (x, negate), _square(x, negate), check_dtype=True)
+
+
+@graded("square", "jittable with negate traced")
+def test_square_jittable(submission, rng):
+    x, negate = _x(rng), np.bool_(rng.integers(0, 2))
+    with _fix_on_error("03_control_flow.square.keep_traced"):
+        expect_jittable(submission, "square", (x, negate), _square(x, negate))
+
+
+@graded("square", "compiles once for both values of negate")
+def test_square_compiles_once(submission, rng):
+    x = _x(rng)
+    calls = [((x, np.bool_(negate)), {}) for negate in (True, False, True, False)]
+    with _fix_on_error("03_control_flow.square.keep_traced"):
+        report = submission.count_traces("square", calls)
+    assert_trace_count(report, 1, call_sequence=f"square(f32{list(x.shape)}, negate) with negate = True, False, True, False",
+                       fix=messages.text("03_control_flow.square.keep_traced"))
+
+
+@graded("square", "uses lax.cond")
+def test_square_uses_cond(submission, rng):
+    x = _x(rng)
+    with _fix_on_error("03_control_flow.square.keep_traced"):
+        facts = _trace_for_structure(submission, "square", (x, np.bool_(True)), (x, True), 1)
+    assert_uses_primitive(facts, {"cond"}, function="square", construct="`lax.cond`",
+                          why=messages.text("03_control_flow.square.use_cond"))
+
+
+# --- sum_init ----------------------------------------------------------------------
+
+def _summands(rng, n):
+    """Multiples of 1/4 of moderate size: every partial sum is exact in float32,
+    so any summation order matches the reference exactly."""
+    return (rng.integers(-400, 400, n) / 4).astype(F32)
+
+
+def _sum_init(x, num):
+    return F32(x[:num].astype(np.float64).sum())
+
+
+@graded("sum_init", "correct")
+def test_sum_init_correct(submission, rng):
+    for _ in range(3):
+        x = _summands(rng, int(rng.integers(5, 50)))
+        num = int(rng.integers(1, len(x)))
+        expect_output(submission, "sum_init", (x, num), _sum_init(x, num), check_dtype=True)
+
+
+@graded("sum_init", "num = 0 and num = len(x)")
+def test_sum_init_edges(submission, rng):
+    x = _summands(rng, int(rng.integers(5, 50)))
+    x[0] = rng.integers(1, 400) / 4  # a nonzero first entry, so a sum that starts at x[0] shows
+    for num in (0, len(x)):
+        expect_output(submission, "sum_init", (x, num), _sum_init(x, num), check_dtype=True)
+
+
+@graded("sum_init", "compiles once for many num")
+def test_sum_init_compiles_once(submission, rng):
+    x = _summands(rng, int(rng.integers(10, 50)))
+    nums = [0, len(x), *(int(n) for n in rng.choice(np.arange(1, len(x)), 4, replace=False))]
+    with _fix_on_error("03_control_flow.sum_init.keep_traced"):
+        report = submission.count_traces("sum_init", [((x, num), {}) for num in nums])
+    assert_trace_count(report, 1, call_sequence=f"sum_init(f32[{len(x)}], num) with num = {', '.join(map(str, nums))}",
+                       fix=messages.text("03_control_flow.sum_init.keep_traced"))
+
+
+@graded("sum_init", "program size independent of len(x)")
+def test_sum_init_not_unrolled(submission, rng):
+    n_small, n_large = 8, 64
+    num = int(rng.integers(1, n_small))  # the same num at both sizes: only len(x) changes
+    facts = []
+    for n in (n_small, n_large):
+        x = _summands(rng, n)
+        with _fix_on_error("03_control_flow.sum_init.keep_traced"):
+            facts.append(_trace_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1))
+    assert_not_unrolled(*facts, function="sum_init", n_small=n_small, n_large=n_large,
+                        fix=messages.text("03_control_flow.sum_init.unrolled_fix"))
+
+
+@graded("sum_init", "uses lax.fori_loop")
+def test_sum_init_uses_fori_loop(submission, rng):
+    x = _summands(rng, int(rng.integers(5, 50)))
+    num = int(rng.integers(1, len(x)))
+    with _fix_on_error("03_control_flow.sum_init.keep_traced"):
+        facts = _trace_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1)
+    # fori_loop lowers to `while` with a traced bound and to `scan` with Python-int bounds.
+    assert_uses_primitive(facts, {"while", "scan"}, function="sum_init", construct="`lax.fori_loop`",
+                          why=messages.text("03_control_flow.sum_init.use_fori_loop"))
+
+
+# --- power_iteration -----------------------------------------------------------------
+
+def _symmetric_positive(rng):
+    """Symmetric with positive entries: a simple, well-separated dominant eigenvalue
+    (Perron), so the recurrence is well conditioned in float32."""
+    n = int(rng.integers(3, 16))
+    b = rng.uniform(0.1, 1.0, (n, n))
+    return ((b + b.T) / 2).astype(F32)
+
+
+def _power_iteration(a, num_iters):
+    a64 = a.astype(np.float64)
+    v = np.ones(len(a)) / np.sqrt(len(a))
+    for _ in range(num_iters):
+        v = a64 @ v
+        v = v / np.linalg.norm(v)
+    return v.astype(F32)
+
+
+@graded("power_iteration", "correct")
+def test_power_iteration_correct(submission, rng):
+    for num_iters in (0, 1, 2, int(rng.integers(3, 8)), int(rng.integers(15, 40))):
+        a = _symmetric_positive(rng)
+        expect_output(submission, "power_iteration", (a, num_iters), _power_iteration(a, num_iters),
+                      check_dtype=True, rtol=1e-4, atol=1e-5)
+
+
+@graded("power_iteration", "compiles once for many num_iters")
+def test_power_iteration_compiles_once(submission, rng):
+    a = _symmetric_positive(rng)
+    counts = [0, *(int(k) for k in rng.choice(np.arange(1, 30), 4, replace=False))]
+    with _fix_on_error("03_control_flow.power_iteration.keep_traced"):
+        report = submission.count_traces("power_iteration", [((a, k), {}) for k in counts])
+    assert_trace_count(report, 1, call_sequence=f"power_iteration(f32[{len(a)}, {len(a)}], num_iters) with num_iters = {', '.join(map(str, counts))}",
+                       fix=messages.text("03_control_flow.power_iteration.keep_traced"))
+
+
+# --- collatz_steps -------------------------------------------------------------------
+
+def _collatz(n):
+    n, steps = int(n), 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return I32(steps)
+
+
+def _starts(rng, count):
+    return rng.integers(2, 5000, count).astype(I32)
+
+
+@graded("collatz_steps", "correct")
+def test_collatz_steps_correct(submission, rng):
+    for n in (I32(1), I32(6), *_starts(rng, 5)):
+        expect_output(submission, "collatz_steps", (n,), _collatz(n), exact=True, check_dtype=True)
+
+
+@graded("collatz_steps", "jittable")
+def test_collatz_steps_jittable(submission, rng):
+    n = _starts(rng, 1)[0]
+    expect_jittable(submission, "collatz_steps", (n,), _collatz(n))
+
+
+@graded("collatz_steps", "works under vmap")
+def test_collatz_steps_vmap(submission, rng):
+    ns = np.concatenate([np.array([1, 6], I32), _starts(rng, int(rng.integers(10, 30)))])
+    rng.shuffle(ns)
+    actual = submission.call_with("collatz_steps", (ns,), mode="vmap")
+    # Shapes only: wrong values are the correctness check's business.
+    assert_same_shapes(actual, np.array([_collatz(n) for n in ns]), call=f"vmap({describe_call('collatz_steps', (ns,), {})})")
+
+
+@graded("collatz_steps", "uses lax.while_loop")
+def test_collatz_steps_uses_while_loop(submission, rng):
+    facts = submission.trace("collatz_steps", (_starts(rng, 1)[0],))
+    assert_uses_primitive(facts, {"while"}, function="collatz_steps", construct="`lax.while_loop`",
+                          why=messages.text("03_control_flow.collatz_steps.use_while_loop"))

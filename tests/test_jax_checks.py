@@ -1,0 +1,147 @@
+"""The JAX check library: hints for real JAX errors, trace counting, tracing-based jittability, jaxpr walks."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+from autograder.executor import describe_exception
+from autograder.jaxcheck import jaxpr_walk
+from autograder.jaxcheck.hints import hint_for
+from autograder.jaxcheck.jittability import trace_jaxpr
+from autograder.jaxcheck.trace_counting import count_traces, is_jitted
+
+escaped = []
+
+
+def _python_if(x):
+    return x if x > 0 else -x
+
+
+def _escape(x):
+    escaped.append(x)
+    return x
+
+
+def _use_escaped():
+    jax.jit(_escape)(1.0)
+    return escaped[-1] + 1
+
+
+def _reuse_key():
+    key = jax.random.key(0)
+    with jax.debug_key_reuse(True):
+        return jax.random.normal(key) + jax.random.normal(key)
+
+
+def _immutable():
+    x = jnp.ones(3)
+    x[0] = 2.0
+
+
+ERRORS = [
+    ("TracerBoolConversionError", lambda: jax.make_jaxpr(_python_if)(1.0), "lax.cond"),
+    ("NonConcreteBooleanIndexError", lambda: jax.make_jaxpr(lambda x: x[x > 0].sum())(jnp.ones(3)), "jnp.where"),
+    ("TracerIntegerConversionError", lambda: jax.make_jaxpr(lambda x, n: x * len(range(n)))(1.0, 3), "static_argnums"),
+    ("ConcretizationTypeError", lambda: jax.make_jaxpr(lambda n: jnp.arange(n))(3), "lax.fori_loop"),
+    ("TracerArrayConversionError", lambda: jax.make_jaxpr(lambda x: np.array(x))(jnp.ones(2)), "jax.numpy"),
+    ("TypeError", _immutable, "x.at[i].set(v)"),
+    ("KeyReuseError", _reuse_key, "jax.random.split"),
+    ("UnexpectedTracerError", _use_escaped, "escaped"),
+    ("ValueError", lambda: jax.jit(lambda x, n: x, static_argnums=1)(1.0, jnp.ones(2)), "hashable"),
+]
+
+
+@pytest.mark.parametrize("expected_type, trigger, fix", ERRORS, ids=[e[0] for e in ERRORS])
+def test_jax_error_maps_to_a_hint_naming_the_fix(expected_type, trigger, fix):
+    with pytest.raises(Exception) as caught:
+        trigger()
+    described = describe_exception(caught.value)
+    assert expected_type in described["mro"]
+    hint = hint_for(described["mro"], described["message"])
+    assert hint is not None and fix in hint, hint
+
+
+def test_trace_count_on_a_students_own_jit_object():
+    @partial(jax.jit, static_argnums=1)
+    def power(x, n):
+        result = jnp.ones_like(x)
+        for _ in range(n):
+            result = result * x
+        return result
+
+    calls = [((jnp.full(3, float(i)), n), {}) for i, n in enumerate([2, 2, 3, 3, 2])]
+    assert is_jitted(power)
+    report = count_traces(power, calls)
+    assert report.traces == 2 and report.per_call == [1, 0, 1, 0, 0]
+
+
+def test_trace_count_of_a_plain_function_wraps_it_in_jit():
+    def square(x, negate):
+        return lax.cond(negate, lambda v: -v**2, lambda v: v**2, x)
+
+    calls = [((jnp.float32(i), jnp.bool_(i % 2)), {}) for i in range(4)]
+    assert count_traces(square, calls).traces == 1
+    assert count_traces(square, [((1.0, True), {}), ((1.0, False), {})], static_argnums=(1,)).traces == 2
+
+
+def test_trace_count_explains_cache_misses():
+    @jax.jit
+    def f(x):
+        return x + 1
+
+    report = count_traces(f, [((jnp.ones(2),), {}), ((jnp.ones(3),), {})])
+    assert report.traces == 2
+    assert any("CACHE MISS" in e for e in report.explanations)
+
+
+def test_count_all_sees_a_fresh_jit_per_step():
+    def run(x, steps):
+        for _ in range(steps):
+            x = jax.jit(lambda v: v * 0.5)(x)
+        return x
+
+    report = count_traces(run, [((jnp.ones(2), 3), {})], static_argnums=(1,), count_all=True)
+    assert report.traces >= 3
+
+
+def test_tracing_still_checks_jittability_when_jit_is_disabled():
+    previous = jax.config.jax_disable_jit
+    jax.config.update("jax_disable_jit", True)
+    try:
+        with pytest.raises(jax.errors.TracerBoolConversionError):
+            trace_jaxpr(_python_if, (1.0,))
+        assert trace_jaxpr(jnp.sin, (1.0,)) is not None
+    finally:
+        jax.config.update("jax_disable_jit", previous)
+
+
+def test_jaxpr_walk_finds_primitives_inside_nested_jit():
+    @jax.jit
+    def inner(x, flag):
+        return lax.cond(flag, jnp.sin, jnp.cos, x)
+
+    jaxpr = trace_jaxpr(lambda x, flag: inner(x, flag) * 2, (1.0, True))
+    assert {"cond", "sin", "cos", "mul"} <= jaxpr_walk.primitive_names(jaxpr)
+
+
+def test_equation_count_grows_when_a_python_loop_unrolls():
+    def unrolled(x):
+        for i in range(x.shape[0]):
+            x = x.at[i].set(0.0)
+        return x
+
+    small = jaxpr_walk.equation_count(trace_jaxpr(unrolled, (jnp.ones(4),)))
+    large = jaxpr_walk.equation_count(trace_jaxpr(unrolled, (jnp.ones(16),)))
+    fixed = [jaxpr_walk.equation_count(trace_jaxpr(lambda x: x.at[:].set(0.0), (jnp.ones(n),))) for n in (4, 16)]
+    assert large > small and fixed[0] == fixed[1]
+
+
+def test_static_keyword_arguments_are_bound_before_tracing():
+    jaxpr = trace_jaxpr(lambda x, axis: x.sum(axis=axis), (jnp.ones((2, 3)),), {"axis": 1}, static_argnames=("axis",))
+    assert "reduce_sum" in jaxpr_walk.primitive_names(jaxpr)

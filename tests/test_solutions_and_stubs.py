@@ -1,0 +1,42 @@
+"""Every solution notebook scores full marks and every released stub scores 0, through both backends."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder import messages
+from autograder.grading import grade_submission
+from conftest import REPO
+from autograder import grading_config
+
+ASSIGNMENTS = grading_config.load().assignments
+BACKENDS = ["inprocess", "sandbox"]
+
+
+def _solution(assignment):
+    return REPO / "solutions" / assignment / f"{assignment}.ipynb"
+
+
+def _stub(assignment):
+    return REPO / "assignments" / assignment / f"{assignment}.ipynb"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_solution_notebook_scores_full_marks(assignment, backend, config, seed):
+    result = grade_submission(_solution(assignment), config, seed=seed, backend=backend)
+    assert result.assignment == assignment
+    assert result.max_score == config.assignment_total(assignment)
+    assert result.score == result.max_score, "\n".join(f"{c.name}: {c.feedback}" for c in result.checks if not c.passed)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_released_stub_scores_zero_with_not_implemented_feedback(assignment, backend, config, seed):
+    result = grade_submission(_stub(assignment), config, seed=seed, backend=backend)
+    assert result.max_score == config.assignment_total(assignment)
+    assert result.score == 0
+    not_implemented = messages.text("hint.NotImplementedError").rstrip(".")
+    for check in result.checks:
+        assert "not implemented yet" in check.feedback, f"{check.name}: {check.feedback}"
+    assert not_implemented
