@@ -123,11 +123,14 @@ class Submission:
             "key_reuse_check": key_reuse_check,
         }
         header["args_skeleton"], arrays = _encode({"args": tuple(args), "kwargs": kwargs})
-        answer, out_arrays = self._send(header, arrays, describe_call(function, args, kwargs))
+        call = describe_call(function, args, kwargs)
+        if mode != "plain":
+            call = f"{mode}({call})"  # as expect_output names it: feedback says which transformation ran
+        answer, out_arrays = self._send(header, arrays, call)
         try:
             return wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
         except wire_format.WireFormatError as error:
-            raise StudentCodeError(messages.text("call.bad_output", call=describe_call(function, args, kwargs), detail=error)) from None
+            raise StudentCodeError(messages.text("call.bad_output", call=call, detail=error)) from None
 
     def trace(
         self,

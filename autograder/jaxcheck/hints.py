@@ -29,6 +29,7 @@ _BY_MESSAGE = (
     ("does not support item assignment", "ImmutableArray"),
     ("Non-hashable static arguments", "UnhashableStatic"),
     ("as an abstract array", "NonArrayArgument"),
+    ("Incompatible shapes for broadcasting", "IncompatibleShapes"),
     # A Python `if` on a whole array fails even without jit.
     ("truth value of an array with more than one element is ambiguous", "TracerBoolConversionError"),
 )

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import sys
 from typing import Any, Callable, Sequence
 
 import jax
@@ -39,13 +40,34 @@ def traced_name(jitted: Any) -> str | None:
     return getattr(inner, "__name__", None)
 
 
+def _eager_primitive_dispatch() -> bool:
+    """Whether JAX is tracing its own one-primitive program to run an op eagerly.
+
+    Outside jit, JAX runs each primitive through a jitted wrapper named after
+    the primitive (`dispatch.apply_primitive`); for `lax.scan`, `lax.cond` or
+    `lax.fori_loop` called eagerly that wrapper is traced again on every call,
+    because its parameters hold a new jaxpr of the loop body. Those traces are
+    JAX's, not a function of the submission, so trace counts leave them out.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "apply_primitive" and frame.f_globals.get("__name__") == "jax._src.dispatch":
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextlib.contextmanager
 def trace_events():
-    """Collect the names of every function JAX traces inside the block."""
+    """Collect the names of every function JAX traces inside the block.
+
+    JAX's own traces for running a single primitive eagerly are left out
+    (see `_eager_primitive_dispatch`).
+    """
     names: list[str] = []
 
     def listener(event: str, duration: float, **kwargs: Any) -> None:
-        if event == TRACE_EVENT:
+        if event == TRACE_EVENT and not _eager_primitive_dispatch():
             names.append(str(kwargs.get("fun_name", "")))
 
     jax.monitoring.register_event_duration_secs_listener(listener)

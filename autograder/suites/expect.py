@@ -105,7 +105,7 @@ def expect_raises(
         message = str(error.get("message", ""))
         first = message.splitlines()[0] if message else ""
         if error_type not in type_names:
-            actual = messages.text("check.raised_instead", error_type=error.get("type"), error=first)
+            actual = messages.text("check.raised_instead", error_type=error.get("type"), error=first.rstrip("."))
             feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
         elif mentions is not None and mentions not in message:
             feedback = messages.text("check.error_message", call=call, error_type=error.get("type"),

@@ -1,0 +1,28 @@
+# Quick start: `make demo` grades the bundled examples; `make test` runs the test suite.
+# Each creates the virtual environment (.venv) on first use.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: demo test release clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m autograder grade examples --out out/examples --jobs $(JOBS) --seed 2026
+
+test: $(STAMP)
+	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q
+
+release: $(STAMP)
+	$(PY) -m autograder release
+
+clean:
+	rm -rf $(VENV) out

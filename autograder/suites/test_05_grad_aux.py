@@ -1,0 +1,412 @@
+"""05_grad_aux: `jax.grad(..., has_aux=True)`, parameters as pytrees, a jitted training step.
+
+Model: predictions = params["w"] * x + params["b"], params a dict of float32
+scalars (sent as 0-d float32 arrays), x and y 1-D float32. References are
+computed here in float64 from the same float32 inputs.
+
+Tolerances: a float32 result carries a rounding error proportional to the
+size of the terms it was computed from, not to its own size (a residual or a
+gradient can be close to 0 while its terms are not). So besides rtol 1e-5,
+every comparison allows an absolute error of 1e-5 times the magnitude of the
+terms (`_scale_*` below): hundreds of float32 ulps, and still orders of
+magnitude below the error of any real mistake.
+"""
+
+import numpy as np
+
+from autograder import messages
+from autograder.jaxcheck.compare import assert_close, assert_same_structure, describe_structure
+from autograder.jaxcheck.expectations import assert_trace_count
+from autograder.pytest_plugin import graded
+from autograder.submission import describe_call
+
+F32 = np.float32
+REL = 1e-5  # float32 error allowed, relative to the magnitude of the terms
+PARAM_KEYS = {"w", "b"}
+AUX_KEYS = {"predictions", "residuals"}
+
+
+# --- hidden inputs and references ------------------------------------------------
+
+def _scalar(value) -> np.ndarray:
+    """A 0-d float32 array: how a float32 scalar parameter is passed."""
+    return np.asarray(value, dtype=F32)
+
+
+def _params(rng, scale=1.5) -> dict:
+    return {"w": _scalar(rng.uniform(-scale, scale)), "b": _scalar(rng.uniform(-scale, scale))}
+
+
+def _data(rng, low=8, high=48):
+    """x in [-1, 1), y on a random line plus noise: residuals of a random params are O(1)."""
+    n = int(rng.integers(low, high))
+    x = rng.uniform(-1.0, 1.0, n).astype(F32)
+    y = (rng.uniform(-2, 2) * x + rng.uniform(-2, 2) + 0.5 * rng.standard_normal(n)).astype(F32)
+    return x, y
+
+
+def _seed_data(rng, n):
+    """The seed's generate_linear_samples: x uniform in [0, 1), y = 1.3 x + 4.5 + 0.02 noise."""
+    x = rng.random(n).astype(F32)
+    y = (1.3 * x + 4.5 + 0.02 * rng.standard_normal(n)).astype(F32)
+    return x, y
+
+
+def _forward(params, x, y):
+    """(predictions, residuals, magnitude of their terms), in float64."""
+    w, b = float(params["w"]), float(params["b"])
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    predictions = w * x64 + b
+    residuals = predictions - y64
+    terms = np.abs(w * x64) + abs(b) + np.abs(y64)
+    return predictions, residuals, terms
+
+
+def _loss(params, x, y) -> float:
+    _, residuals, _ = _forward(params, x, y)
+    return float(np.mean(residuals ** 2))
+
+
+def _grads(params, x, y) -> dict:
+    _, residuals, _ = _forward(params, x, y)
+    x64 = x.astype(np.float64)
+    return {"w": np.mean(2 * residuals * x64), "b": np.mean(2 * residuals)}
+
+
+def _grad_scales(params, x, y) -> dict:
+    _, residuals, terms = _forward(params, x, y)
+    size = 2 * (terms + np.abs(residuals))
+    return {"w": float(np.mean(size * np.abs(x))), "b": float(np.mean(size))}
+
+
+def _loss_scale(params, x, y) -> float:
+    _, residuals, terms = _forward(params, x, y)
+    return float(np.mean(2 * np.abs(residuals) * terms))
+
+
+def _step(params, x, y, learning_rate) -> dict:
+    grads = _grads(params, x, y)
+    return {k: float(params[k]) - learning_rate * grads[k] for k in PARAM_KEYS}
+
+
+def _fit(params, x, y, learning_rate, num_steps):
+    """The reference recurrence in float64: (final params, losses before each update)."""
+    current = {k: float(v) for k, v in params.items()}
+    losses = []
+    for _ in range(num_steps):
+        losses.append(_loss(current, x, y))
+        current = _step(current, x, y, learning_rate)
+    return current, np.array(losses)
+
+
+def _least_squares(x, y):
+    design = np.column_stack([np.ones_like(x, dtype=np.float64), x.astype(np.float64)])
+    (b, w), *_ = np.linalg.lstsq(design, y.astype(np.float64), rcond=None)
+    return {"w": float(w), "b": float(b)}
+
+
+# --- comparing -------------------------------------------------------------------
+
+def _close(actual, expected, *, call, scale, hint_key, rtol=1e-5):
+    """assert_close with rtol and an absolute error of REL times the terms' magnitude, plus a hint."""
+    try:
+        assert_close(actual, np.asarray(expected, dtype=np.float64), call=call, rtol=rtol, atol=REL * scale + 1e-6)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{_hint(hint_key)}") from None
+
+
+def _hint(key: str, **fields) -> str:
+    return messages.text("call.hint", hint=messages.text(key, **fields))
+
+
+def _structure_error(actual, expected, call, hint_key) -> AssertionError:
+    feedback = messages.text("check.wrong_structure", call=call, actual=describe_structure(actual),
+                             expected=describe_structure(expected))
+    return AssertionError(f"{feedback}\n{_hint(hint_key)}")
+
+
+def _is_dict_with(value, keys) -> bool:
+    return isinstance(value, dict) and set(value) == keys
+
+
+_SCALAR = np.zeros((), F32)
+_PARAMS_SHAPE = {"w": _SCALAR, "b": _SCALAR}
+
+
+def _aux_shape(n):
+    return {"predictions": np.zeros(n, F32), "residuals": np.zeros(n, F32)}
+
+
+def _expect_jittable(submission, function, args):
+    """Traces with every argument abstract, and jax.jit(function) runs; values are the other checks' business."""
+    submission.trace(function, args)
+    submission.call_with(function, args, mode="jit")
+
+
+# --- loss_with_aux ---------------------------------------------------------------
+
+def _loss_output(out, n, call):
+    """(mse, aux) from loss_with_aux's output, or fail naming the expected structure."""
+    expected = (_SCALAR, _aux_shape(n))
+    if not (isinstance(out, tuple) and len(out) == 2 and _is_dict_with(out[1], AUX_KEYS)):
+        raise _structure_error(out, expected, call, "05_grad_aux.loss_with_aux.structure")
+    return out
+
+
+@graded("loss_with_aux", "correct values and structure")
+def test_loss_with_aux_correct(submission, rng):
+    for _ in range(2):
+        params, (x, y) = _params(rng), _data(rng)
+        call = describe_call("loss_with_aux", (params, x, y), {})
+        mse, aux = _loss_output(submission.call("loss_with_aux", params, x, y), len(x), call)
+        predictions, residuals, terms = _forward(params, x, y)
+        hint = "05_grad_aux.loss_with_aux.values"
+        _close(mse, _loss(params, x, y), call=f"{call}[0] (mse)", scale=_loss_scale(params, x, y), hint_key=hint)
+        _close(aux["predictions"], predictions, call=f"{call}[1]['predictions']", scale=terms.max(), hint_key=hint)
+        _close(aux["residuals"], residuals, call=f"{call}[1]['residuals']", scale=terms.max(), hint_key=hint)
+
+
+@graded("loss_with_aux", "jittable")
+def test_loss_with_aux_jittable(submission, rng):
+    params, (x, y) = _params(rng), _data(rng)
+    _expect_jittable(submission, "loss_with_aux", (params, x, y))
+
+
+# --- grad_with_aux ---------------------------------------------------------------
+
+def _misplaced_parts_hint(out, n) -> str | None:
+    """The hint for the usual wrong orders and nestings of (grads, aux), if `out` is one of them."""
+    if not (isinstance(out, tuple) and len(out) == 2):
+        return None
+    first, second = out
+    if _is_dict_with(first, AUX_KEYS) and _is_dict_with(second, PARAM_KEYS):
+        return "05_grad_aux.grad_with_aux.swapped"
+    if isinstance(first, tuple) and len(first) == 2 and _is_dict_with(second, PARAM_KEYS):
+        return "05_grad_aux.grad_with_aux.value_and_grad"
+    if isinstance(first, np.ndarray) and first.shape == (n,):
+        return "05_grad_aux.grad_with_aux.wrong_argument"
+    return None
+
+
+def _grads_from(out, n, call) -> dict:
+    """grads from grad_with_aux's output, or fail with the fix for the structure it has."""
+    if isinstance(out, tuple) and len(out) == 2 and _is_dict_with(out[0], PARAM_KEYS):
+        return out[0]
+    hint = _misplaced_parts_hint(out, n) or "05_grad_aux.grad_with_aux.structure"
+    raise _structure_error(out, (_PARAMS_SHAPE, _aux_shape(n)), call, hint)
+
+
+@graded("grad_with_aux", "gradient matches the analytic formula")
+def test_grad_with_aux_analytic(submission, rng):
+    for _ in range(2):
+        params, (x, y) = _params(rng), _data(rng)
+        call = describe_call("grad_with_aux", (params, x, y), {})
+        grads = _grads_from(submission.call("grad_with_aux", params, x, y), len(x), call)
+        expected, scales = _grads(params, x, y), _grad_scales(params, x, y)
+        for key in ("w", "b"):
+            _close(grads[key], expected[key], call=f"{call}[0][{key!r}]", scale=scales[key],
+                   hint_key="05_grad_aux.grad_with_aux.values")
+
+
+FD_STEP = 0.125  # the loss is quadratic in w and b: central differences are exact but for rounding
+
+
+@graded("grad_with_aux", "gradient matches finite differences of loss_with_aux")
+def test_grad_with_aux_finite_differences(submission, rng):
+    """grads is the gradient of the student's own loss_with_aux.
+
+    Central differences of loss_with_aux (called in the student's code, plain,
+    with float32 inputs) in each parameter. The loss is quadratic in w and b,
+    so the central difference is exact up to float32 rounding of the two
+    losses (about 1e-6 for these sizes, 1e-5 after dividing by 2h = 0.25);
+    the tolerance 1e-3 is 100 times that, and far below any wrong gradient.
+    """
+    params, (x, y) = _params(rng), _data(rng)
+    call = describe_call("grad_with_aux", (params, x, y), {})
+    grads = _grads_from(submission.call("grad_with_aux", params, x, y), len(x), call)
+    for key in ("w", "b"):
+        plus, minus = dict(params), dict(params)
+        plus[key] = _scalar(float(params[key]) + FD_STEP)
+        minus[key] = _scalar(float(params[key]) - FD_STEP)
+        losses = []
+        for shifted in (plus, minus):
+            loss_call = describe_call("loss_with_aux", (shifted, x, y), {})
+            mse, _ = _loss_output(submission.call("loss_with_aux", shifted, x, y), len(x), loss_call)
+            losses.append(float(np.asarray(mse, dtype=np.float64)))
+        difference = (losses[0] - losses[1]) / (float(plus[key]) - float(minus[key]))
+        fd_call = messages.text("05_grad_aux.grad_with_aux.fd_call", call=call, key=key, step=FD_STEP)
+        try:
+            assert_close(grads[key], np.float64(difference), call=fd_call, rtol=1e-3, atol=1e-3)
+        except AssertionError as error:
+            raise AssertionError(f"{error}\n{_hint('05_grad_aux.grad_with_aux.finite_differences')}") from None
+
+
+@graded("grad_with_aux", "aux correct")
+def test_grad_with_aux_aux(submission, rng):
+    params, (x, y) = _params(rng), _data(rng)
+    call = describe_call("grad_with_aux", (params, x, y), {})
+    out = submission.call("grad_with_aux", params, x, y)
+    if not (isinstance(out, tuple) and len(out) == 2 and _is_dict_with(out[1], AUX_KEYS)):
+        hint = _misplaced_parts_hint(out, len(x))
+        if hint == "05_grad_aux.grad_with_aux.wrong_argument":
+            hint = None  # the gradient's business; here the aux is what is wrong
+        raise _structure_error(out, (_PARAMS_SHAPE, _aux_shape(len(x))), call,
+                               hint or "05_grad_aux.grad_with_aux.aux")
+    predictions, residuals, terms = _forward(params, x, y)
+    for key, expected in (("predictions", predictions), ("residuals", residuals)):
+        _close(out[1][key], expected, call=f"{call}[1][{key!r}]", scale=terms.max(),
+               hint_key="05_grad_aux.grad_with_aux.aux")
+
+
+@graded("grad_with_aux", "jittable")
+def test_grad_with_aux_jittable(submission, rng):
+    params, (x, y) = _params(rng), _data(rng)
+    _expect_jittable(submission, "grad_with_aux", (params, x, y))
+
+
+# --- train_step ------------------------------------------------------------------
+
+def _train_step_output(out, call):
+    if not (isinstance(out, tuple) and len(out) == 2 and _is_dict_with(out[0], PARAM_KEYS)):
+        raise _structure_error(out, (_PARAMS_SHAPE, _SCALAR), call, "05_grad_aux.train_step.structure")
+    return out
+
+
+def _learning_rate(rng) -> float:
+    return round(float(rng.uniform(0.05, 0.3)), 4)
+
+
+@graded("train_step", "jitted object")
+def test_train_step_jitted(submission):
+    if not submission.is_jitted("train_step"):
+        type_name = submission.describe("train_step").get("type_name")
+        raise AssertionError(messages.text("check.not_jitted", function="train_step", type_name=type_name))
+
+
+@graded("train_step", "correct new params")
+def test_train_step_new_params(submission, rng):
+    for _ in range(2):
+        params, (x, y), learning_rate = _params(rng), _data(rng), _learning_rate(rng)
+        args = (params, x, y, learning_rate)
+        call = describe_call("train_step", args, {})
+        new_params, _ = _train_step_output(submission.call("train_step", *args), call)
+        expected, scales = _step(params, x, y, learning_rate), _grad_scales(params, x, y)
+        for key in ("w", "b"):
+            _close(new_params[key], expected[key], call=f"{call}[0][{key!r}]",
+                   scale=abs(float(params[key])) + learning_rate * scales[key],
+                   hint_key="05_grad_aux.train_step.params")
+
+
+@graded("train_step", "loss at the old params")
+def test_train_step_loss(submission, rng):
+    for _ in range(2):
+        params, (x, y), learning_rate = _params(rng), _data(rng), _learning_rate(rng)
+        args = (params, x, y, learning_rate)
+        call = describe_call("train_step", args, {})
+        _, loss = _train_step_output(submission.call("train_step", *args), call)
+        _close(loss, _loss(params, x, y), call=f"{call}[1]", scale=_loss_scale(params, x, y),
+               hint_key="05_grad_aux.train_step.old_loss")
+
+
+@graded("train_step", "traced once across a training run")
+def test_train_step_traced_once(submission, rng):
+    """Ten steps of a training run: each call gets the next params of the
+    reference trajectory and a decaying learning rate (as with a schedule);
+    x and y keep their shapes. The student's own jit object is counted (its
+    cache cleared first); a plain function is counted under jax.jit."""
+    params, (x, y) = _params(rng), _data(rng)
+    learning_rate = _learning_rate(rng)
+    calls = []
+    current = {k: float(v) for k, v in params.items()}
+    for step in range(10):
+        rate = round(learning_rate / (1 + 0.1 * step), 6)
+        calls.append(((({k: _scalar(v) for k, v in current.items()}), x, y, rate), {}))
+        current = _step(current, x, y, rate)
+    report = submission.count_traces("train_step", calls)
+    assert_trace_count(report, 1, fix=messages.text("05_grad_aux.train_step.retrace"),
+                       call_sequence=messages.text("05_grad_aux.train_step.run", steps=len(calls)))
+
+
+# --- fit -------------------------------------------------------------------------
+
+def _fit_output(out, num_steps, call):
+    expected = (_PARAMS_SHAPE, np.zeros(num_steps, F32))
+    try:
+        assert_same_structure(out, expected, call=call)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{_hint('05_grad_aux.fit.values')}") from None
+    return out
+
+
+@graded("fit", "correct final params and losses")
+def test_fit_correct(submission, rng):
+    """The same recurrence in float64. Gradient descent at these learning rates
+    contracts, so float32 rounding does not grow along the run; rtol 1e-4 and
+    1e-4 of the terms' magnitude leave a wide margin for float32 and still
+    catch a loss taken one step late or a step not fed into the next."""
+    for _ in range(2):
+        params, (x, y), learning_rate = _params(rng), _data(rng), _learning_rate(rng)
+        num_steps = int(rng.integers(5, 25))
+        args = (params, x, y, learning_rate, num_steps)
+        call = describe_call("fit", args, {})
+        final, losses = _fit_output(submission.call("fit", *args), num_steps, call)
+        expected_final, expected_losses = _fit(params, x, y, learning_rate, num_steps)
+        scale = _loss_scale(params, x, y)
+        _close(losses, expected_losses, call=f"{call}[1]", scale=10 * scale, rtol=1e-4,
+               hint_key="05_grad_aux.fit.values")
+        for key in ("w", "b"):
+            _close(final[key], expected_final[key], call=f"{call}[0][{key!r}]",
+                   scale=10 * (1 + abs(expected_final[key])), rtol=1e-4, hint_key="05_grad_aux.fit.values")
+
+
+CONVERGE_STEPS, CONVERGE_RATE, CONVERGE_TOL = 500, 0.3, 1e-2
+
+
+@graded("fit", "converges to least squares")
+def test_fit_converges(submission, rng):
+    """The seed's data (y = 1.3 x + 4.5 + 0.02 noise, x uniform in [0, 1)),
+    500 steps at learning rate 0.3 from a random start. Data whose exact
+    float64 recurrence would not be within 1e-3 of least squares (x values
+    bunched together, so a slow direction) is redrawn, so the check never
+    depends on an unlucky draw."""
+    for _ in range(50):
+        x, y = _seed_data(rng, int(rng.integers(15, 40)))
+        params = _params(rng, scale=1.0)
+        target = _least_squares(x, y)
+        exact, _ = _fit(params, x, y, CONVERGE_RATE, CONVERGE_STEPS)
+        if all(abs(exact[k] - target[k]) < 1e-3 for k in PARAM_KEYS):
+            break
+    args = (params, x, y, CONVERGE_RATE, CONVERGE_STEPS)
+    call = describe_call("fit", args, {})
+    final, _ = _fit_output(submission.call("fit", *args), CONVERGE_STEPS, call)
+    got = {k: float(np.asarray(final[k], dtype=np.float64)) for k in PARAM_KEYS}
+    if not all(abs(got[k] - target[k]) <= CONVERGE_TOL for k in PARAM_KEYS):  # NaN fails too
+        feedback = messages.text("05_grad_aux.fit.not_converged", call=call, w=got["w"], b=got["b"],
+                                 w_ls=target["w"], b_ls=target["b"], tol=CONVERGE_TOL)
+        raise AssertionError(f"{feedback}\n{_hint('05_grad_aux.fit.values')}")
+
+
+@graded("fit", "train_step traced once in total")
+def test_fit_traces_train_step_once(submission, rng):
+    """After the first fit call, later fit calls trace nothing at all.
+
+    fit is plain Python around the jitted train_step, so it is called as it
+    is and every jit trace during a call counts (count_all), whichever
+    function is traced: a fresh `jax.jit(lambda ...)` per step or a jitted
+    function defined inside fit per call is a new function to JAX and traces
+    again. The first call is the uncounted warm-up: it traces train_step once,
+    and may also trace JAX's own jitted helpers once for the new shapes (e.g.
+    `jnp.append` per length), which says nothing about train_step. Then two
+    more calls with new params values, the same x, y, learning rate and
+    num_steps (so the same shapes everywhere, also for a fit jitted as a whole
+    with num_steps static) must trace 0 times. JAX's eager dispatch of
+    `lax.scan`/`lax.fori_loop` called outside jit is not a trace of the
+    submission's functions and is not counted (see trace_counting).
+    """
+    (x, y), learning_rate = _data(rng), _learning_rate(rng)
+    num_steps = int(rng.integers(15, 25))
+    calls = [((_params(rng), x, y, learning_rate, num_steps), {}) for _ in range(3)]
+    report = submission.count_traces("fit", calls[1:], warmup=calls[:1], count_all=True)
+    assert_trace_count(report, 0, fix=messages.text("05_grad_aux.fit.retrace"),
+                       call_sequence=messages.text("05_grad_aux.fit.calls", calls=len(calls) - 1,
+                                                   num_steps=num_steps))

@@ -1,0 +1,261 @@
+"""06_prng: typed keys, splitting, and using every key exactly once.
+
+Every key argument is a typed key (`TypedKey`, `jax.random.wrap_key_data` in
+the student's process), and every call runs with JAX's key-reuse checker on,
+so a reused key fails as KeyReuseError with its hint. Reference values are
+computed here with JAX from the same key data, following each stated recipe.
+"""
+
+import contextlib
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from autograder import messages
+from autograder.jaxcheck.compare import assert_close, assert_equal, assert_same_shapes
+from autograder.pytest_plugin import graded
+from autograder.submission import StudentCodeError, TypedKey, describe_call
+
+F32 = np.float32
+WALKS = 1000  # keys in random_walk's vmap check
+MEAN_SIGMAS = 6  # |mean final position| allowed, in standard errors: a fair walk passes always
+
+
+def _seeds(rng, count):
+    """Distinct seeds for `jax.random.key`."""
+    seeds = np.unique(rng.integers(0, 2**31, count + 16))
+    return [int(s) for s in rng.permutation(seeds)[:count]]
+
+
+def _key(rng):
+    return TypedKey.from_seed(_seeds(rng, 1)[0])
+
+
+def _jax_key(key):
+    """The parent's copy of the key the student receives."""
+    return jax.random.wrap_key_data(jnp.asarray(key.data), impl=key.impl)
+
+
+def _call(submission, function, args, **options):
+    """Call `function` with the key-reuse checker on; a reused key gets the exercise's explanation."""
+    try:
+        return submission.call_with(function, args, key_reuse_check=True, **options)
+    except StudentCodeError as failure:
+        key = f"06_prng.{function}.key_reuse"
+        if failure.error_type == "KeyReuseError" and messages.has(key):
+            raise StudentCodeError(f"{failure}\n{messages.text(key)}", failure.error_type) from None
+        raise
+
+
+@contextlib.contextmanager
+def _advice(key, **fields):
+    """Add the exercise's advice `key` to a failure caused by the student's code.
+
+    Not to "missing" or "not implemented yet", which already say what to do.
+    """
+    try:
+        yield
+    except StudentCodeError as failure:
+        if failure.error_type in (None, "NotImplementedError"):
+            raise
+        raise StudentCodeError(f"{failure}\n{messages.text(key, **fields)}", failure.error_type) from None
+    except AssertionError as failure:
+        raise AssertionError(f"{failure}\n{messages.text(key, **fields)}") from None
+
+
+def _expect_recipe(submission, function, args, expected, *, exact=False):
+    """Output (values and dtypes) equals the recipe's; a failure restates the recipe."""
+    with _advice(f"06_prng.{function}.recipe"):
+        actual = _call(submission, function, args)
+        compare = assert_equal if exact else assert_close
+        compare(actual, expected, call=describe_call(function, args, {}), check_dtype=True)
+
+
+def _same(a, b):
+    return np.asarray(a).shape == np.asarray(b).shape and np.array_equal(a, b)
+
+
+# --- generate_linear_samples ---------------------------------------------------
+
+def _linear_samples(key, intercept, slope, noise_scale, n_samples):
+    key_x, key_noise = jax.random.split(_jax_key(key))
+    x = jax.random.uniform(key_x, (n_samples,))
+    y = slope * x + intercept + noise_scale * jax.random.normal(key_noise, x.shape)
+    return np.asarray(x), np.asarray(y)
+
+
+def _linear_args(rng):
+    def scalar(low, high):
+        return round(float(rng.uniform(low, high)), 3)
+
+    return _key(rng), scalar(-5, 5), scalar(-3, 3), scalar(0.05, 1), int(rng.integers(5, 200))
+
+
+@graded("generate_linear_samples", "exact match")
+def test_generate_linear_samples_exact(submission, rng):
+    for _ in range(3):
+        args = _linear_args(rng)
+        _expect_recipe(submission, "generate_linear_samples", args, _linear_samples(*args))
+
+
+@graded("generate_linear_samples", "reproducible for the same key")
+def test_generate_linear_samples_reproducible(submission, rng):
+    args = _linear_args(rng)
+    first = _call(submission, "generate_linear_samples", args)
+    again = _call(submission, "generate_linear_samples", args)
+    call = describe_call("generate_linear_samples", args, {})
+    try:
+        assert_equal(again, first, call=call)
+    except AssertionError:
+        raise AssertionError(messages.text("06_prng.generate_linear_samples.not_reproducible", call=call)) from None
+
+
+@graded("generate_linear_samples", "no key reuse")
+def test_generate_linear_samples_no_key_reuse(submission, rng):
+    for _ in range(2):
+        _call(submission, "generate_linear_samples", _linear_args(rng))
+
+
+# --- init_mlp_params -------------------------------------------------------------
+
+def _mlp_params(layer_widths, key):
+    keys = jax.random.split(_jax_key(key), len(layer_widths) - 1)
+    return [
+        {"weights": np.asarray(jax.random.normal(keys[i], (n_in, n_out)) * jnp.sqrt(2 / n_in)),
+         "biases": np.ones(n_out, F32)}
+        for i, (n_in, n_out) in enumerate(zip(layer_widths[:-1], layer_widths[1:]))
+    ]
+
+
+def _widths(rng, n_layers):
+    return [int(w) for w in rng.integers(1, 24, n_layers + 1)]
+
+
+def _widths_with_equal_layers(rng):
+    """[a, h, h, h, b]: layers 1 and 2 both have shape (h, h)."""
+    hidden = int(rng.integers(2, 20))
+    return [int(rng.integers(1, 20)), hidden, hidden, hidden, int(rng.integers(1, 20))]
+
+
+@graded("init_mlp_params", "exact match")
+def test_init_mlp_params_exact(submission, rng):
+    for n_layers in (1, 2, int(rng.integers(3, 6))):
+        args = (_widths(rng, n_layers), _key(rng))
+        _expect_recipe(submission, "init_mlp_params", args, _mlp_params(*args))
+
+
+@graded("init_mlp_params", "layers of equal shape differ")
+def test_init_mlp_params_equal_shapes_differ(submission, rng):
+    args = (_widths_with_equal_layers(rng), _key(rng))
+    call = describe_call("init_mlp_params", args, {})
+    params = _call(submission, "init_mlp_params", args)
+    assert_same_shapes(params, _mlp_params(*args), call=call)
+    weights = [np.asarray(layer["weights"]) for layer in params]
+    for i in range(len(weights)):
+        for j in range(i + 1, len(weights)):
+            if _same(weights[i], weights[j]):
+                raise AssertionError(messages.text("06_prng.init_mlp_params.identical_layers", call=call,
+                                                   first=i, second=j, shape=weights[i].shape))
+
+
+@graded("init_mlp_params", "no key reuse")
+def test_init_mlp_params_no_key_reuse(submission, rng):
+    for widths in (_widths_with_equal_layers(rng), _widths(rng, int(rng.integers(2, 6)))):
+        _call(submission, "init_mlp_params", (widths, _key(rng)))
+
+
+# --- dropout ---------------------------------------------------------------------
+
+def _dropout(key, x, rate):
+    keep = jax.random.bernoulli(_jax_key(key), 1 - rate, x.shape)
+    return np.asarray(jnp.where(keep, jnp.asarray(x) / (1 - rate), 0))
+
+
+def _rate(rng):
+    """A multiple of 1/16, so 1 - rate is exact in float32 however it is computed."""
+    return float(rng.integers(1, 15)) / 16
+
+
+def _activations(rng):
+    shape = tuple(int(d) for d in rng.integers(2, 12, int(rng.integers(1, 4))))
+    return rng.standard_normal(shape).astype(F32)
+
+
+@graded("dropout", "exact match")
+def test_dropout_exact(submission, rng):
+    for rate in (_rate(rng), _rate(rng), 0.0):
+        args = (_key(rng), _activations(rng), rate)
+        _expect_recipe(submission, "dropout", args, _dropout(*args))
+
+
+@graded("dropout", "same key same output, different keys differ")
+def test_dropout_same_key_same_output(submission, rng):
+    # No zeros in x and 64+ entries at rate 1/2: two keys give the same mask with probability <= 2**-64.
+    x = (np.abs(rng.standard_normal(int(rng.integers(64, 128)))) + 0.5).astype(F32)
+    seed_a, seed_b = _seeds(rng, 2)
+    key_a, key_b = TypedKey.from_seed(seed_a), TypedKey.from_seed(seed_b)
+    call = describe_call("dropout", (key_a, x, 0.5), {})
+    first = _call(submission, "dropout", (key_a, x, 0.5))
+    assert_same_shapes(first, x, call=call)
+    again = _call(submission, "dropout", (key_a, x, 0.5))
+    if not _same(first, again):
+        raise AssertionError(messages.text("06_prng.dropout.not_reproducible", call=call))
+    other = _call(submission, "dropout", (key_b, x, 0.5))
+    if _same(first, other):
+        raise AssertionError(messages.text("06_prng.dropout.key_ignored", call=call))
+
+
+@graded("dropout", "jittable with rate traced")
+def test_dropout_jittable(submission, rng):
+    args = (_key(rng), _activations(rng), F32(_rate(rng)))
+    with _advice("06_prng.dropout.traced_rate"):
+        submission.trace("dropout", args)
+    actual = _call(submission, "dropout", args, mode="jit")
+    assert_same_shapes(actual, args[1], call=f"jit({describe_call('dropout', args, {})})")
+
+
+# --- random_walk -----------------------------------------------------------------
+
+def _walk(key, num_steps):
+    steps = 2 * jax.random.bernoulli(_jax_key(key), 0.5, (num_steps,)).astype(jnp.int32) - 1
+    return np.asarray(jnp.cumsum(steps))
+
+
+@graded("random_walk", "exact match")
+def test_random_walk_exact(submission, rng):
+    for num_steps in (1, int(rng.integers(2, 20)), int(rng.integers(100, 400))):
+        args = (_key(rng), num_steps)
+        _expect_recipe(submission, "random_walk", args, _walk(*args), exact=True)
+
+
+@graded("random_walk", "steps are all +1 or -1")
+def test_random_walk_unit_steps(submission, rng):
+    args = (_key(rng), int(rng.integers(200, 500)))
+    call = describe_call("random_walk", args, {})
+    positions = _call(submission, "random_walk", args)
+    assert_same_shapes(positions, np.zeros(args[1], np.int32), call=call)
+    steps = np.diff(np.asarray(positions, dtype=np.float64), prepend=0.0)
+    wrong = np.flatnonzero(~np.isin(steps, (-1.0, 1.0)))
+    if len(wrong):
+        raise AssertionError(messages.text("06_prng.random_walk.not_unit_steps", call=call, count=len(wrong),
+                                           total=len(steps), index=int(wrong[0]), value=f"{steps[wrong[0]]:g}"))
+
+
+@graded("random_walk", "mean over 1000 keys near 0")
+def test_random_walk_mean_over_keys(submission, rng):
+    num_steps = int(rng.integers(50, 200))
+    args = (TypedKey.from_seeds(_seeds(rng, WALKS)), num_steps)
+    call = f"jax.vmap(random_walk, in_axes=(0, None))({describe_call('random_walk', args, {})[len('random_walk('):]}"
+    with _advice("06_prng.random_walk.vmap_fix", batch=WALKS):
+        walks = _call(submission, "random_walk", args, mode="vmap", in_axes=(0, None))
+    assert_same_shapes(walks, np.zeros((WALKS, num_steps), np.int32), call=call)
+    walks = np.asarray(walks, dtype=np.float64)
+    if (walks == walks[0]).all():
+        raise AssertionError(messages.text("06_prng.random_walk.vmap_identical", call=call, batch=WALKS))
+    mean = float(walks[:, -1].mean())
+    tolerance = MEAN_SIGMAS * math.sqrt(num_steps / WALKS)  # the final position has variance num_steps
+    if abs(mean) > tolerance:
+        raise AssertionError(messages.text("06_prng.random_walk.vmap_mean", call=call, batch=WALKS,
+                                           num_steps=num_steps, mean=mean, tolerance=tolerance))
