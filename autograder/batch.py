@@ -62,7 +62,7 @@ def discover(paths: list[Path]) -> list[BatchItem]:
 
 def grade_batch(
     paths: list[Path], out_dir: Path, config: GradingConfig, *, seed: int, jobs: int = 1,
-    assignment: str | None = None, resume: bool = False,
+    assignment: str | None = None, resume: bool = False, sandbox: str = "default",
 ) -> list[dict]:
     """Grade every submission under `paths` into `out_dir`; returns the results.json contents."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -77,16 +77,17 @@ def grade_batch(
         gradescope_json.write(placeholder, target)
         todo.append(item)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(lambda item: _run_worker(item, out_dir, config, seed, assignment), todo))
+        list(pool.map(lambda item: _run_worker(item, out_dir, config, seed, assignment, sandbox), todo))
     results = [gradescope_json.read(item.results_path(out_dir)) for item in items]
     grades_csv.write([grades_csv.row(r) for r in results], out_dir / "grades.csv")
     return results
 
 
-def _run_worker(item: BatchItem, out_dir: Path, config: GradingConfig, seed: int, assignment: str | None) -> None:
+def _run_worker(item: BatchItem, out_dir: Path, config: GradingConfig, seed: int, assignment: str | None,
+                sandbox: str) -> None:
     target = item.results_path(out_dir)
     command = [sys.executable, "-m", "autograder.batch_worker", str(item.path), "--name", item.name,
-               "--results", str(target), "--seed", str(seed), "--config", str(config.source)]
+               "--results", str(target), "--seed", str(seed), "--config", str(config.source), "--sandbox", sandbox]
     if assignment:
         command += ["--assignment", assignment]
     try:

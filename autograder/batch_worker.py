@@ -21,9 +21,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--assignment")
     parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH)
+    parser.add_argument("--sandbox", choices=("default", "strict"), default="default")
     args = parser.parse_args(argv)
     config = grading_config.load(args.config)
-    result = grade_submission(args.path, config, seed=args.seed, backend="sandbox",
+    result = grade_submission(args.path, config, seed=args.seed, backend="strict" if args.sandbox == "strict" else "sandbox",
                               assignment=args.assignment, name=args.name)
     data = result.to_gradescope()
     data["extra_data"]["finished"] = True

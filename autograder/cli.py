@@ -40,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--seed", type=int)
     grade.add_argument("--assignment", help="grade every submission as this assignment")
     grade.add_argument("--resume", action="store_true", help="skip submissions that already have a finished result")
+    grade.add_argument("--sandbox", choices=("default", "strict"), default="default",
+                       help="strict: also run each child as an unprivileged user without network (needs root)")
     grade.set_defaults(command=_grade)
 
     release = commands.add_parser("release", help="sync check-cell points from grading.toml and regenerate assignments/ with nbgrader")
@@ -68,9 +70,17 @@ def _check(args, config) -> int:
 def _grade(args, config) -> int:
     from autograder.batch import grade_batch
 
+    if args.sandbox == "strict":
+        from autograder.sandbox import strict_mode
+
+        try:
+            strict_mode.check_available(sys.executable)
+        except strict_mode.StrictModeUnavailable as error:
+            print(f"autograder: {error}", file=sys.stderr)
+            return 2
     seed = config.resolve_seed("grade", args.seed)
     results = grade_batch(args.paths, args.out, config, seed=seed, jobs=args.jobs,
-                          assignment=args.assignment, resume=args.resume)
+                          assignment=args.assignment, resume=args.resume, sandbox=args.sandbox)
     for result in results:
         extra = result.get("extra_data", {})
         print(f"{extra.get('submission')}: {result.get('score', 0):g} / {extra.get('max_score', 0):g}")

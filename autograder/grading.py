@@ -15,11 +15,12 @@ from autograder.inprocess import InProcessTransport, load_namespace
 from autograder.pytest_plugin import CheckOutcome
 from autograder.results import CheckResult, SubmissionResult
 from autograder.runner import run_checks
+from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
 from autograder.submission import Submission
 from autograder.submission_source import SubmissionError, read, resolve_assignment
 
-BACKENDS = ("sandbox", "inprocess")
+BACKENDS = ("sandbox", "strict", "inprocess")
 
 
 def grade_submission(
@@ -41,8 +42,9 @@ def grade_submission(
     except SubmissionError as error:
         assignment = _guess_assignment(path, config, assignment)
         return unreadable_result(name, path, assignment, config, seed, str(error), functions)
-    if backend == "sandbox":
-        transport = SandboxTransport(path, config.limits)
+    if backend in ("sandbox", "strict"):
+        transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
+                                     strict=backend == "strict")
         try:
             report = transport.start()
             outcomes = run_checks(assignment, Submission(transport, report.notes), seed, functions)

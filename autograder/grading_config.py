@@ -33,6 +33,7 @@ class GradingConfig:
     limits: Limits
     seed_policy: dict[str, str | int]
     source: Path = DEFAULT_PATH
+    sandbox: dict = dataclasses.field(default_factory=dict)  # [sandbox]: the child's OS limits
 
     @property
     def assignments(self) -> list[str]:
@@ -104,4 +105,5 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
         )
     except KeyError as missing:
         raise GradingConfigError(f"{path}: [limits] needs {missing.args[0]}.") from None
-    return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})), source=path.resolve())
+    return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})), source=path.resolve(),
+                         sandbox=dict(raw.get("sandbox", {})))

@@ -24,6 +24,8 @@ ENGLISH: dict[str, str] = {
     "load.cell_not_implemented": "Cell {cell} is not implemented yet (it still raises NotImplementedError).",
     "load.timeout": "The notebook's top-level code did not finish within {seconds:g} s (an infinite loop or a long computation outside a function?). No function could be graded. Move long work into functions and remove endless loops.",
     "load.exited": "The notebook's top-level code ended the process ({detail}). Remove calls such as sys.exit() or os._exit() from your notebook.",
+    "load.tampered": "The notebook's top-level code changed the grading environment ({change}); the change was undone before grading.",
+    "load.last_output": "Last output before it ended:\n{output}",
     "load.child_failed": "The grader could not run the notebook ({detail}).",
     # --- Calling student functions -------------------------------------------
     "call.missing_function": "`{function}` is not defined. Define a function named exactly `{function}` (names are case-sensitive), and make sure its cell runs without errors.",
@@ -36,6 +38,7 @@ ENGLISH: dict[str, str] = {
     "call.budget_exhausted": "The submission used up its total time limit of {seconds:g} s; the remaining checks were not run.",
     "call.bad_output": "{call} returned {detail}. Return JAX arrays (or the structure the exercise states).",
     "call.hint": "Hint: {hint}",
+    "call.tampered": "{call} changed the grading environment while it ran ({changes}). The result of this check cannot be trusted and scores 0. Graded code must not change jax.config, replace JAX or NumPy functions, or patch the grader.",
     # --- Hints for JAX errors: the JAX idea that fixes each ---------------------
     "hint.TracerBoolConversionError": "a Python `if`, `while`, `and`/`or` or `bool()` was applied to a traced value. Inside jit, values are abstract. Use `jnp.where` for elementwise choices, `lax.cond` to choose between two computations, `lax.while_loop` for data-dependent loops, or make the argument static.",
     "hint.ConcretizationTypeError": "a concrete Python value was needed from a traced value (for example `range(n)`, a shape, or `int(x)`). Use `lax.fori_loop` / `lax.while_loop` for loops with traced bounds, `jnp.where` instead of branching, or mark the argument static with `static_argnums` if it really is a compile-time constant.",
@@ -63,6 +66,7 @@ ENGLISH: dict[str, str] = {
     "check.trace_count": "{call_sequence}: traced {actual} time(s), expected {expected}.",
     "check.cache_misses": "JAX explains the retraces:\n{explanations}",
     "check.primitive_missing": "{function} must use {construct}, but its jaxpr contains no `{primitives}`. {why}",
+    "check.host_callback": "{function} calls back into Python from compiled code ({primitives}: jax.pure_callback, io_callback or jax.debug.callback/print). That escapes the trace instead of expressing the computation in JAX. Write it with jax.numpy and lax, and remove debug callbacks from graded functions.",
     "check.unrolled": "{function}'s jaxpr grows with the input size ({small} equations for n={n_small}, {large} for n={n_large}): a Python loop is being unrolled at trace time. {fix}",
     "check.not_jitted": "`{function}` is a plain {type_name}, not a jitted function. Decorate it with `@jax.jit` (or `@partial(jax.jit, ...)`) as the exercise asks.",
     "check.expected_error": "{call} should raise {expected}, but {actual}.",
@@ -107,7 +111,7 @@ ENGLISH: dict[str, str] = {
     "05_grad_aux.grad_with_aux.wrong_argument": "the gradient is an array shaped like x and y, not a dict like params: it was taken with respect to the wrong argument. `jax.grad` differentiates with respect to the first argument (`argnums=0`, here params) by default; do not pass `argnums=1` (x) or `argnums=2` (y), and keep params first in the function you differentiate.",
     "05_grad_aux.grad_with_aux.structure": "grad_with_aux returns `(grads, aux)`, as `jax.grad(loss_with_aux, has_aux=True)(params, x, y)` does: grads is a dict with the same keys as params (\"w\", \"b\"), because the gradient of a pytree has the pytree's structure; aux is the dict of loss_with_aux.",
     "05_grad_aux.grad_with_aux.values": "grads is the derivative of the mean squared error with respect to params: dL/dw = mean(2 * residuals * x), dL/db = mean(2 * residuals). Let JAX compute it with `jax.grad(loss_with_aux, has_aux=True)(params, x, y)` (and check that loss_with_aux is right).",
-    "05_grad_aux.grad_with_aux.fd_call": "{call}[0][{key!r}] compared with the central difference of loss_with_aux (step {step:g} in {key!r})",
+    "05_grad_aux.grad_with_aux.fd_call": "{call}[0][{name!r}] compared with the central difference of loss_with_aux (step {step:g} in {name!r})",
     "05_grad_aux.grad_with_aux.finite_differences": "grads must be the gradient of your own loss_with_aux. Compute it with `jax.grad(loss_with_aux, has_aux=True)` instead of a formula written by hand or a second copy of the loss, so that the gradient always matches the loss.",
     "05_grad_aux.grad_with_aux.aux": "aux is the dict that loss_with_aux returns, passed through unchanged by `has_aux=True`: `{{\"predictions\": ..., \"residuals\": predictions - y}}` at the params given. Return the aux of `jax.grad(loss_with_aux, has_aux=True)(params, x, y)` as it is.",
     "05_grad_aux.train_step.structure": "train_step returns `(new_params, loss)`: new_params a dict with the same keys as params (\"w\", \"b\"), and loss a float32 scalar.",

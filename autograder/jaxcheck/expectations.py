@@ -17,6 +17,16 @@ def assert_uses_primitive(facts: JaxprFacts, any_of: Iterable[str], *, function:
             primitives="` or `".join(sorted(wanted)), why=why))
 
 
+HOST_CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "callback"})
+
+
+def assert_no_host_callbacks(facts: JaxprFacts, *, function: str) -> None:
+    """No callback into Python: compiled code must not escape the trace to compute its result."""
+    found = facts.primitives & HOST_CALLBACKS
+    if found:
+        raise AssertionError(messages.text("check.host_callback", function=function, primitives=", ".join(sorted(found))))
+
+
 def assert_not_unrolled(small: JaxprFacts, large: JaxprFacts, *, function: str, n_small: int, n_large: int, fix: str) -> None:
     """Program size does not grow with the input size."""
     if large.equation_count > small.equation_count:

@@ -28,6 +28,7 @@ _BY_MESSAGE = (
     ("JAX arrays are immutable", "ImmutableArray"),
     ("does not support item assignment", "ImmutableArray"),
     ("Non-hashable static arguments", "UnhashableStatic"),
+    ("Gradient only defined for scalar-output functions", "ScalarOutputGrad"),
     ("as an abstract array", "NonArrayArgument"),
     ("Incompatible shapes for broadcasting", "IncompatibleShapes"),
     # A Python `if` on a whole array fails even without jit.

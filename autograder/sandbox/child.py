@@ -3,16 +3,19 @@
 Started by sandbox.parent as `python -I -m autograder.sandbox.child REQ_FD RESP_FD`.
 It talks only through those two pipes, in framing's data-only messages;
 whatever the student's code prints goes to a capture file the parent never
-parses.
+parses. Before student code runs it records the grading machinery
+(sandbox.tamper) and confines itself (sandbox.audit_guard); every answer
+reports what student code changed, which is undone at once.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from autograder.cell_execution import LoadReport, execute_cells
 from autograder.executor import Executor
-from autograder.sandbox import framing
+from autograder.sandbox import audit_guard, framing, tamper
 from autograder.submission_source import SubmissionError, read
 
 
@@ -34,7 +37,10 @@ def load(path: str) -> tuple[Executor | None, dict]:
 def serve(request_fd: int, response_fd: int) -> None:
     """Answer requests until the parent closes the pipe."""
     import jax  # noqa: F401  (imported before student code, so its time is not the student's)
+    import jax.numpy  # noqa: F401
 
+    snapshot = tamper.take()
+    audit_guard.install(os.getcwd(), audit_guard.default_readable(), audit_guard.default_hidden())
     executor = None
     while True:
         try:
@@ -43,15 +49,18 @@ def serve(request_fd: int, response_fd: int) -> None:
             return
         if header.get("op") == "load":
             executor, answer = load(str(header.get("path")))
-            framing.write_message(response_fd, answer, [])
+            out = []
         elif executor is None:
-            framing.write_message(response_fd, {"ok": False, "error": {"kind": "bad_request", "message": "not loaded"}}, [])
+            answer, out = {"ok": False, "error": {"kind": "bad_request", "message": "not loaded"}}, []
         else:
             answer, out = executor.handle(header, arrays)
-            try:
-                framing.write_message(response_fd, answer, out)
-            except framing.WireFormatError as error:
-                framing.write_message(response_fd, {"ok": False, "error": {"kind": "bad_output", "message": str(error)}}, [])
+        changes = tamper.find_and_undo(snapshot)
+        if changes:
+            answer = dict(answer, tampered=changes)
+        try:
+            framing.write_message(response_fd, answer, out)
+        except framing.WireFormatError as error:
+            framing.write_message(response_fd, {"ok": False, "error": {"kind": "bad_output", "message": str(error)}}, [])
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ import numpy as np
 from autograder import messages
 from autograder.cell_execution import LoadReport
 from autograder.grading_config import Limits
-from autograder.sandbox import framing
+from autograder.sandbox import framing, strict_mode
+from autograder.sandbox.limits import ChildLimits
 from autograder.submission import TransportFailure
 
 OUTPUT_CAP_BYTES = 1 << 20
@@ -33,8 +34,11 @@ _ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 class SandboxTransport:
     """Requests to one submission running in a child process."""
 
-    def __init__(self, submission_path: Path, limits: Limits, python: str = sys.executable):
+    def __init__(self, submission_path: Path, limits: Limits, python: str = sys.executable,
+                 child_limits: ChildLimits | None = None, strict: bool = False):
         self.call_seconds = limits.call_seconds
+        self._child_limits = child_limits or ChildLimits()
+        self._strict = strict
         self.submission_seconds = limits.submission_seconds
         self._limits = limits
         self._python = python
@@ -90,7 +94,11 @@ class SandboxTransport:
             self._spawn_and_load()
             if self._load_failure is not None:
                 raise TransportFailure("load_failed", self._load_failure)
-        return self._exchange(header, arrays, self._limits.call_seconds)
+        answer, out = self._exchange(header, arrays, self._limits.call_seconds)
+        if answer.get("tampered"):
+            # The answer may have been shaped by the change: it earns nothing.
+            return {"ok": False, "error": {"kind": "tampered", "changes": _strings(answer["tampered"])}}, []
+        return answer, out
 
     # --- internals -----------------------------------------------------------
 
@@ -124,12 +132,14 @@ class SandboxTransport:
         output = open(self._workdir / "output.txt", "wb")
         env = {k: os.environ[k] for k in _ENV_ALLOWED if k in os.environ}
         env.update(HOME=str(self._workdir), TMPDIR=str(self._workdir), JAX_PLATFORMS="cpu")
+        command = [self._python, "-I", "-m", "autograder.sandbox.child", str(request_read), str(response_write)]
+        if self._strict:
+            command = strict_mode.wrap(command, self._workdir)
         try:
             self._process = subprocess.Popen(
-                [self._python, "-I", "-m", "autograder.sandbox.child", str(request_read), str(response_write)],
-                pass_fds=(request_read, response_write),
+                command, pass_fds=(request_read, response_write),
                 stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                cwd=self._workdir, env=env, start_new_session=True,
+                cwd=self._workdir, env=env, start_new_session=True, preexec_fn=self._child_limits.apply,
             )
         finally:
             os.close(request_read)
@@ -139,13 +149,16 @@ class SandboxTransport:
         try:
             answer, _ = self._exchange({"op": "load", "path": str(submission)}, [], self._limits.load_seconds)
         except TransportFailure as failure:
-            self._load_failure = _load_failure_feedback(failure, self._limits)
+            self._load_failure = _load_failure_feedback(failure, self._limits, self.captured_output())
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         if answer.get("ok") is not True:
             error = answer.get("error", {})
             self._load_failure = str(error.get("message") or messages.text("load.child_failed", detail=error))
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
-        return LoadReport.from_json(answer.get("report", {}))
+        report = LoadReport.from_json(answer.get("report", {}))
+        for change in _strings(answer.get("tampered", [])):
+            report.notes.append(messages.text("load.tampered", change=change))
+        return report
 
     def _kill(self) -> None:
         process, self._process = self._process, None
@@ -175,7 +188,15 @@ class SandboxTransport:
         return f"exit code {code}"
 
 
-def _load_failure_feedback(failure: TransportFailure, limits: Limits) -> str:
+def _load_failure_feedback(failure: TransportFailure, limits: Limits, printed: str) -> str:
     if failure.kind in ("timeout", "budget"):
         return messages.text("load.timeout", seconds=limits.load_seconds)
-    return messages.text("load.exited", detail=failure.detail or failure.kind)
+    feedback = messages.text("load.exited", detail=failure.detail or failure.kind)
+    tail = printed.strip()[-600:]
+    if tail:
+        feedback += "\n" + messages.text("load.last_output", output=tail)
+    return feedback
+
+
+def _strings(values) -> list[str]:
+    return [str(v)[:300] for v in values][:20] if isinstance(values, list) else ["(unreadable report)"]

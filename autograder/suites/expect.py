@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 from autograder import messages
 from autograder.jaxcheck.compare import assert_close, assert_equal, assert_same_shapes
+from autograder.jaxcheck.expectations import assert_no_host_callbacks
 from autograder.jaxcheck.hints import hint_for
 from autograder.submission import StudentCodeError, Submission, describe_call
 
@@ -62,6 +63,7 @@ def expect_jittable(
     correctness checks' business, so a mistake loses its points once.
     """
     facts = submission.trace(function, args, kwargs, static_argnums=static_argnums, static_argnames=static_argnames)
+    assert_no_host_callbacks(facts, function=function)
     kwargs = dict(kwargs or {})
     actual = submission.call_with(function, args, kwargs, mode="jit",
                                   static_argnums=static_argnums, static_argnames=static_argnames)

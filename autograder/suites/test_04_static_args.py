@@ -12,7 +12,7 @@ from autograder import messages
 from autograder.jaxcheck.compare import assert_same_shapes
 from autograder.jaxcheck.expectations import assert_trace_count
 from autograder.pytest_plugin import graded
-from autograder.submission import describe_call
+from autograder.submission import StudentCodeError, describe_call
 from autograder.suites.expect import expect_jitted, expect_output, expect_raises
 
 F32 = np.float32
@@ -28,9 +28,17 @@ def _values(rng, shape, low=-1.5, high=1.5):
 
 @contextlib.contextmanager
 def _advice(key):
-    """Add the exercise's advice (a messages.py key) to any failure inside the block."""
+    """Add the exercise's advice (a messages.py key) to a wrong result or an exception inside the block.
+
+    Not to a missing or unimplemented function, or a timeout: their own feedback says it all.
+    """
     try:
         yield
+    except StudentCodeError as failure:
+        error = failure.error
+        if error.get("kind") != "raised" or error.get("type") == "NotImplementedError":
+            raise
+        raise AssertionError(f"{failure}\n{messages.text(key)}") from None
     except AssertionError as failure:
         raise AssertionError(f"{failure}\n{messages.text(key)}") from None
 

@@ -13,6 +13,7 @@ magnitude below the error of any real mistake.
 """
 
 import numpy as np
+import pytest
 
 from autograder import messages
 from autograder.jaxcheck.compare import assert_close, assert_same_structure, describe_structure
@@ -37,9 +38,15 @@ def _params(rng, scale=1.5) -> dict:
     return {"w": _scalar(rng.uniform(-scale, scale)), "b": _scalar(rng.uniform(-scale, scale))}
 
 
-def _data(rng, low=8, high=48):
+@pytest.fixture
+def n(seed) -> int:
+    """The length of x and y in this run: hidden, and the same in every check of the run,
+    so that JAX compiles each operation for one shape only (eager calls compile per shape)."""
+    return int(np.random.default_rng([seed, 5]).integers(16, 48))
+
+
+def _data(rng, n):
     """x in [-1, 1), y on a random line plus noise: residuals of a random params are O(1)."""
-    n = int(rng.integers(low, high))
     x = rng.uniform(-1.0, 1.0, n).astype(F32)
     y = (rng.uniform(-2, 2) * x + rng.uniform(-2, 2) + 0.5 * rng.standard_normal(n)).astype(F32)
     return x, y
@@ -154,9 +161,9 @@ def _loss_output(out, n, call):
 
 
 @graded("loss_with_aux", "correct values and structure")
-def test_loss_with_aux_correct(submission, rng):
+def test_loss_with_aux_correct(submission, rng, n):
     for _ in range(2):
-        params, (x, y) = _params(rng), _data(rng)
+        params, (x, y) = _params(rng), _data(rng, n)
         call = describe_call("loss_with_aux", (params, x, y), {})
         mse, aux = _loss_output(submission.call("loss_with_aux", params, x, y), len(x), call)
         predictions, residuals, terms = _forward(params, x, y)
@@ -167,8 +174,8 @@ def test_loss_with_aux_correct(submission, rng):
 
 
 @graded("loss_with_aux", "jittable")
-def test_loss_with_aux_jittable(submission, rng):
-    params, (x, y) = _params(rng), _data(rng)
+def test_loss_with_aux_jittable(submission, rng, n):
+    params, (x, y) = _params(rng), _data(rng, n)
     _expect_jittable(submission, "loss_with_aux", (params, x, y))
 
 
@@ -197,9 +204,9 @@ def _grads_from(out, n, call) -> dict:
 
 
 @graded("grad_with_aux", "gradient matches the analytic formula")
-def test_grad_with_aux_analytic(submission, rng):
+def test_grad_with_aux_analytic(submission, rng, n):
     for _ in range(2):
-        params, (x, y) = _params(rng), _data(rng)
+        params, (x, y) = _params(rng), _data(rng, n)
         call = describe_call("grad_with_aux", (params, x, y), {})
         grads = _grads_from(submission.call("grad_with_aux", params, x, y), len(x), call)
         expected, scales = _grads(params, x, y), _grad_scales(params, x, y)
@@ -212,7 +219,7 @@ FD_STEP = 0.125  # the loss is quadratic in w and b: central differences are exa
 
 
 @graded("grad_with_aux", "gradient matches finite differences of loss_with_aux")
-def test_grad_with_aux_finite_differences(submission, rng):
+def test_grad_with_aux_finite_differences(submission, rng, n):
     """grads is the gradient of the student's own loss_with_aux.
 
     Central differences of loss_with_aux (called in the student's code, plain,
@@ -221,7 +228,7 @@ def test_grad_with_aux_finite_differences(submission, rng):
     losses (about 1e-6 for these sizes, 1e-5 after dividing by 2h = 0.25);
     the tolerance 1e-3 is 100 times that, and far below any wrong gradient.
     """
-    params, (x, y) = _params(rng), _data(rng)
+    params, (x, y) = _params(rng), _data(rng, n)
     call = describe_call("grad_with_aux", (params, x, y), {})
     grads = _grads_from(submission.call("grad_with_aux", params, x, y), len(x), call)
     for key in ("w", "b"):
@@ -234,7 +241,7 @@ def test_grad_with_aux_finite_differences(submission, rng):
             mse, _ = _loss_output(submission.call("loss_with_aux", shifted, x, y), len(x), loss_call)
             losses.append(float(np.asarray(mse, dtype=np.float64)))
         difference = (losses[0] - losses[1]) / (float(plus[key]) - float(minus[key]))
-        fd_call = messages.text("05_grad_aux.grad_with_aux.fd_call", call=call, key=key, step=FD_STEP)
+        fd_call = messages.text("05_grad_aux.grad_with_aux.fd_call", call=call, name=key, step=FD_STEP)
         try:
             assert_close(grads[key], np.float64(difference), call=fd_call, rtol=1e-3, atol=1e-3)
         except AssertionError as error:
@@ -242,8 +249,8 @@ def test_grad_with_aux_finite_differences(submission, rng):
 
 
 @graded("grad_with_aux", "aux correct")
-def test_grad_with_aux_aux(submission, rng):
-    params, (x, y) = _params(rng), _data(rng)
+def test_grad_with_aux_aux(submission, rng, n):
+    params, (x, y) = _params(rng), _data(rng, n)
     call = describe_call("grad_with_aux", (params, x, y), {})
     out = submission.call("grad_with_aux", params, x, y)
     if not (isinstance(out, tuple) and len(out) == 2 and _is_dict_with(out[1], AUX_KEYS)):
@@ -259,8 +266,8 @@ def test_grad_with_aux_aux(submission, rng):
 
 
 @graded("grad_with_aux", "jittable")
-def test_grad_with_aux_jittable(submission, rng):
-    params, (x, y) = _params(rng), _data(rng)
+def test_grad_with_aux_jittable(submission, rng, n):
+    params, (x, y) = _params(rng), _data(rng, n)
     _expect_jittable(submission, "grad_with_aux", (params, x, y))
 
 
@@ -284,9 +291,9 @@ def test_train_step_jitted(submission):
 
 
 @graded("train_step", "correct new params")
-def test_train_step_new_params(submission, rng):
+def test_train_step_new_params(submission, rng, n):
     for _ in range(2):
-        params, (x, y), learning_rate = _params(rng), _data(rng), _learning_rate(rng)
+        params, (x, y), learning_rate = _params(rng), _data(rng, n), _learning_rate(rng)
         args = (params, x, y, learning_rate)
         call = describe_call("train_step", args, {})
         new_params, _ = _train_step_output(submission.call("train_step", *args), call)
@@ -298,9 +305,9 @@ def test_train_step_new_params(submission, rng):
 
 
 @graded("train_step", "loss at the old params")
-def test_train_step_loss(submission, rng):
+def test_train_step_loss(submission, rng, n):
     for _ in range(2):
-        params, (x, y), learning_rate = _params(rng), _data(rng), _learning_rate(rng)
+        params, (x, y), learning_rate = _params(rng), _data(rng, n), _learning_rate(rng)
         args = (params, x, y, learning_rate)
         call = describe_call("train_step", args, {})
         _, loss = _train_step_output(submission.call("train_step", *args), call)
@@ -309,18 +316,18 @@ def test_train_step_loss(submission, rng):
 
 
 @graded("train_step", "traced once across a training run")
-def test_train_step_traced_once(submission, rng):
+def test_train_step_traced_once(submission, rng, n):
     """Ten steps of a training run: each call gets the next params of the
     reference trajectory and a decaying learning rate (as with a schedule);
     x and y keep their shapes. The student's own jit object is counted (its
     cache cleared first); a plain function is counted under jax.jit."""
-    params, (x, y) = _params(rng), _data(rng)
+    params, (x, y) = _params(rng), _data(rng, n)
     learning_rate = _learning_rate(rng)
     calls = []
     current = {k: float(v) for k, v in params.items()}
     for step in range(10):
         rate = round(learning_rate / (1 + 0.1 * step), 6)
-        calls.append(((({k: _scalar(v) for k, v in current.items()}), x, y, rate), {}))
+        calls.append((({k: _scalar(v) for k, v in current.items()}, x, y, rate), {}))
         current = _step(current, x, y, rate)
     report = submission.count_traces("train_step", calls)
     assert_trace_count(report, 1, fix=messages.text("05_grad_aux.train_step.retrace"),
@@ -339,13 +346,13 @@ def _fit_output(out, num_steps, call):
 
 
 @graded("fit", "correct final params and losses")
-def test_fit_correct(submission, rng):
+def test_fit_correct(submission, rng, n):
     """The same recurrence in float64. Gradient descent at these learning rates
     contracts, so float32 rounding does not grow along the run; rtol 1e-4 and
     1e-4 of the terms' magnitude leave a wide margin for float32 and still
     catch a loss taken one step late or a step not fed into the next."""
     for _ in range(2):
-        params, (x, y), learning_rate = _params(rng), _data(rng), _learning_rate(rng)
+        params, (x, y), learning_rate = _params(rng), _data(rng, n), _learning_rate(rng)
         num_steps = int(rng.integers(5, 25))
         args = (params, x, y, learning_rate, num_steps)
         call = describe_call("fit", args, {})
@@ -363,14 +370,14 @@ CONVERGE_STEPS, CONVERGE_RATE, CONVERGE_TOL = 500, 0.3, 1e-2
 
 
 @graded("fit", "converges to least squares")
-def test_fit_converges(submission, rng):
+def test_fit_converges(submission, rng, n):
     """The seed's data (y = 1.3 x + 4.5 + 0.02 noise, x uniform in [0, 1)),
     500 steps at learning rate 0.3 from a random start. Data whose exact
     float64 recurrence would not be within 1e-3 of least squares (x values
     bunched together, so a slow direction) is redrawn, so the check never
     depends on an unlucky draw."""
     for _ in range(50):
-        x, y = _seed_data(rng, int(rng.integers(15, 40)))
+        x, y = _seed_data(rng, n)
         params = _params(rng, scale=1.0)
         target = _least_squares(x, y)
         exact, _ = _fit(params, x, y, CONVERGE_RATE, CONVERGE_STEPS)
@@ -387,7 +394,7 @@ def test_fit_converges(submission, rng):
 
 
 @graded("fit", "train_step traced once in total")
-def test_fit_traces_train_step_once(submission, rng):
+def test_fit_traces_train_step_once(submission, rng, n):
     """After the first fit call, later fit calls trace nothing at all.
 
     fit is plain Python around the jitted train_step, so it is called as it
@@ -403,7 +410,7 @@ def test_fit_traces_train_step_once(submission, rng):
     `lax.scan`/`lax.fori_loop` called outside jit is not a trace of the
     submission's functions and is not counted (see trace_counting).
     """
-    (x, y), learning_rate = _data(rng), _learning_rate(rng)
+    (x, y), learning_rate = _data(rng, n), _learning_rate(rng)
     num_steps = int(rng.integers(15, 25))
     calls = [((_params(rng), x, y, learning_rate, num_steps), {}) for _ in range(3)]
     report = submission.count_traces("fit", calls[1:], warmup=calls[:1], count_all=True)
