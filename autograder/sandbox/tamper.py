@@ -16,12 +16,18 @@ from typing import Any
 # Modules whose public callables the checks use, directly or through JAX.
 _WATCHED_MODULES = ("jax", "jax.lax", "jax.random", "jax.monitoring", "jax.stages", "jax.export",
                     "jax.tree_util", "numpy", "numpy.testing")
+# The child's own grading code: every attribute, the methods of its classes
+# and the entries of its dispatch tables.
+_OWN_MODULES = ("autograder.executor", "autograder.wire_format", "autograder.cell_execution",
+                "autograder.jaxcheck.jaxpr_walk", "autograder.jaxcheck.jittability",
+                "autograder.jaxcheck.trace_counting", "autograder.sandbox.framing")
 
 
 @dataclasses.dataclass(frozen=True)
 class Snapshot:
     config: dict[str, Any]
     attributes: dict[tuple[str, str], Any]  # (module, name) -> object
+    members: dict[tuple[str, str, str], Any]  # (module, class or dict name, key) -> object
 
 
 def take() -> Snapshot:
@@ -32,13 +38,19 @@ def take() -> Snapshot:
 
     # jax.config.values is live: it reflects updates, context managers aside.
     config = dict(jax.config.values)
-    attributes = {}
-    for module_name in _WATCHED_MODULES:
+    attributes, members = {}, {}
+    for module_name in (*_WATCHED_MODULES, *_OWN_MODULES):
         module = importlib.import_module(module_name)
+        own = module_name in _OWN_MODULES
         for name, value in vars(module).items():
-            if not name.startswith("_") and not isinstance(value, types.ModuleType):
-                attributes[(module_name, name)] = value
-    return Snapshot(config, attributes)
+            if isinstance(value, types.ModuleType) or (name.startswith("_") and not own):
+                continue
+            attributes[(module_name, name)] = value
+            if own and isinstance(value, type) and value.__module__ == module_name:
+                members.update({(module_name, name, k): v for k, v in vars(value).items()})
+            elif own and type(value) is dict:
+                members.update({(module_name, name, k): v for k, v in value.items()})
+    return Snapshot(config, attributes, members)
 
 
 def find_and_undo(snapshot: Snapshot) -> list[str]:
@@ -62,6 +74,15 @@ def find_and_undo(snapshot: Snapshot) -> list[str]:
         if current is not value:
             changes.append(f"{module_name}.{name} was replaced")
             setattr(module, name, value)
+    for (module_name, owner_name, key), value in snapshot.members.items():
+        owner = snapshot.attributes[(module_name, owner_name)]
+        table = vars(owner) if isinstance(owner, type) else owner
+        if table.get(key, _MISSING) is not value:
+            changes.append(f"{module_name}.{owner_name}[{key!r}] was replaced")
+            if isinstance(owner, type):
+                setattr(owner, key, value)
+            else:
+                owner[key] = value
     return changes
 
 
