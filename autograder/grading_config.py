@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import secrets
 import tomllib
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PATH = REPO_ROOT / "grading.toml"
+# Overrides the [seeds] policy of grading.toml (an explicit --seed still wins).
+SEED_ENVIRONMENT_VARIABLE = "AUTOGRADER_SEED"
 
 
 class GradingConfigError(ValueError):
@@ -69,9 +72,22 @@ class GradingConfig:
         return float(sum(self.function_total(assignment, f) for f in self.points[assignment]))
 
     def resolve_seed(self, mode: str, seed: int | None) -> int:
-        """The seed for hidden inputs: `seed` if given, else the policy for `mode`."""
+        """The seed for hidden inputs: `seed` if given, else $AUTOGRADER_SEED, else the policy for `mode`.
+
+        AUTOGRADER_SEED fixes the seed where no --seed can be passed: the check
+        cells that `nbgrader autograde` runs inherit it from nbgrader's
+        environment, so a whole nbgrader run can be repeated exactly.
+        """
         if seed is not None:
             return int(seed)
+        from_env = os.environ.get(SEED_ENVIRONMENT_VARIABLE, "").strip()
+        if from_env:
+            try:
+                return int(from_env)
+            except ValueError:
+                raise GradingConfigError(
+                    f"{SEED_ENVIRONMENT_VARIABLE} must be an integer, got {from_env!r}."
+                ) from None
         policy = self.seed_policy.get(mode, "random")
         if policy == "random":
             return secrets.randbelow(2**31)

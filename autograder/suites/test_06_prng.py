@@ -4,11 +4,16 @@ Every key argument is a typed key (`TypedKey`, `jax.random.wrap_key_data` in
 the student's process), and every call runs with JAX's key-reuse checker on,
 so a reused key fails as KeyReuseError with its hint. Reference values are
 computed here with JAX from the same key data, following each stated recipe.
+
+Keys and values come from `rng`. Sizes come from `_sizes`: drawn from the
+hidden seed once per run and shared by a function's checks, because JAX
+compiles every random function once per shape and that dominates the time.
 """
 
 import contextlib
 import functools
 import math
+import zlib
 
 import jax
 import jax.numpy as jnp
@@ -21,7 +26,12 @@ from autograder.submission import StudentCodeError, TypedKey, describe_call
 
 F32 = np.float32
 WALKS = 1000  # keys in random_walk's vmap check
-MEAN_SIGMAS = 6  # |mean final position| allowed, in standard errors: a fair walk passes always
+MEAN_SIGMAS = 6  # |mean final position| allowed, in standard errors: a fair walk always passes
+
+
+def _sizes(seed, function):
+    """A generator for `function`'s sizes: hidden (from the run's seed), the same in each of its checks."""
+    return np.random.default_rng([seed, zlib.crc32(f"06_prng.{function}.sizes".encode())])
 
 
 def _seeds(rng, count):
@@ -93,23 +103,27 @@ def _linear_samples(key, intercept, slope, noise_scale, n_samples):
     return np.asarray(x), np.asarray(y)
 
 
-def _linear_args(rng):
+def _sample_counts(seed):
+    return [int(n) for n in _sizes(seed, "generate_linear_samples").integers(5, 200, 2)]
+
+
+def _linear_args(rng, n_samples):
     def scalar(low, high):
         return round(float(rng.uniform(low, high)), 3)
 
-    return _key(rng), scalar(-5, 5), scalar(-3, 3), scalar(0.05, 1), int(rng.integers(5, 200))
+    return _key(rng), scalar(-5, 5), scalar(-3, 3), scalar(0.05, 1), n_samples
 
 
 @graded("generate_linear_samples", "exact match")
-def test_generate_linear_samples_exact(submission, rng):
-    for _ in range(2):
-        args = _linear_args(rng)
+def test_generate_linear_samples_exact(submission, rng, seed):
+    for n_samples in _sample_counts(seed):
+        args = _linear_args(rng, n_samples)
         _expect_recipe(submission, "generate_linear_samples", args, _linear_samples(*args))
 
 
 @graded("generate_linear_samples", "reproducible for the same key")
-def test_generate_linear_samples_reproducible(submission, rng):
-    args = _linear_args(rng)
+def test_generate_linear_samples_reproducible(submission, rng, seed):
+    args = _linear_args(rng, _sample_counts(seed)[0])
     first = _call(submission, "generate_linear_samples", args)
     again = _call(submission, "generate_linear_samples", args)
     call = describe_call("generate_linear_samples", args, {})
@@ -120,8 +134,8 @@ def test_generate_linear_samples_reproducible(submission, rng):
 
 
 @graded("generate_linear_samples", "no key reuse")
-def test_generate_linear_samples_no_key_reuse(submission, rng):
-    _call(submission, "generate_linear_samples", _linear_args(rng))
+def test_generate_linear_samples_no_key_reuse(submission, rng, seed):
+    _call(submission, "generate_linear_samples", _linear_args(rng, _sample_counts(seed)[1]))
 
 
 # --- init_mlp_params -------------------------------------------------------------
@@ -140,26 +154,24 @@ def _mlp_params(layer_widths, key):
     return [{name: np.asarray(value) for name, value in layer.items()} for layer in params]
 
 
-def _widths(rng, n_layers):
-    return [int(w) for w in rng.integers(1, 24, n_layers + 1)]
-
-
-def _widths_with_equal_layers(rng):
-    """[a, h, h, h, b]: layers 1 and 2 both have shape (h, h)."""
-    hidden = int(rng.integers(2, 20))
-    return [int(rng.integers(1, 20)), hidden, hidden, hidden, int(rng.integers(1, 20))]
+def _layer_widths(seed):
+    """Two width lists: [a, h, h, h, b] (layers 1 and 2 both (h, h)), and [a, c] (one layer)."""
+    sizes = _sizes(seed, "init_mlp_params")
+    a, hidden, b, c = (int(w) for w in sizes.integers(1, 24, 4))
+    hidden = max(hidden, 2)
+    return [a, hidden, hidden, hidden, b], [a, c]
 
 
 @graded("init_mlp_params", "exact match")
-def test_init_mlp_params_exact(submission, rng):
-    for n_layers in (1, int(rng.integers(2, 5))):
-        args = (_widths(rng, n_layers), _key(rng))
+def test_init_mlp_params_exact(submission, rng, seed):
+    for widths in _layer_widths(seed):  # several layers first: a reused key shows up there
+        args = (widths, _key(rng))
         _expect_recipe(submission, "init_mlp_params", args, _mlp_params(*args))
 
 
 @graded("init_mlp_params", "layers of equal shape differ")
-def test_init_mlp_params_equal_shapes_differ(submission, rng):
-    args = (_widths_with_equal_layers(rng), _key(rng))
+def test_init_mlp_params_equal_shapes_differ(submission, rng, seed):
+    args = (_layer_widths(seed)[0], _key(rng))
     call = describe_call("init_mlp_params", args, {})
     params = _call(submission, "init_mlp_params", args)
     assert_same_shapes(params, _mlp_params(*args), call=call)
@@ -172,8 +184,8 @@ def test_init_mlp_params_equal_shapes_differ(submission, rng):
 
 
 @graded("init_mlp_params", "no key reuse")
-def test_init_mlp_params_no_key_reuse(submission, rng):
-    _call(submission, "init_mlp_params", (_widths_with_equal_layers(rng), _key(rng)))
+def test_init_mlp_params_no_key_reuse(submission, rng, seed):
+    _call(submission, "init_mlp_params", (_layer_widths(seed)[0], _key(rng)))
 
 
 # --- dropout ---------------------------------------------------------------------
@@ -193,22 +205,24 @@ def _rate(rng):
     return float(rng.integers(1, 15)) / 16
 
 
-def _activations(rng):
-    shape = tuple(int(d) for d in rng.integers(2, 12, int(rng.integers(1, 4))))
-    return rng.standard_normal(shape).astype(F32)
+def _activation_shapes(seed):
+    """A 2-D or 3-D shape with at least 64 entries, and a 1-D shape."""
+    sizes = _sizes(seed, "dropout")
+    shape = tuple(int(d) for d in sizes.integers(4, 12, int(sizes.integers(2, 4))))
+    return shape, (int(sizes.integers(5, 100)),)
 
 
 @graded("dropout", "exact match")
-def test_dropout_exact(submission, rng):
-    for rate in (_rate(rng), 0.0):
-        args = (_key(rng), _activations(rng), rate)
+def test_dropout_exact(submission, rng, seed):
+    for shape, rate in zip(_activation_shapes(seed), (_rate(rng), 0.0)):
+        args = (_key(rng), rng.standard_normal(shape).astype(F32), rate)
         _expect_recipe(submission, "dropout", args, _dropout(*args))
 
 
 @graded("dropout", "same key same output, different keys differ")
-def test_dropout_same_key_same_output(submission, rng):
+def test_dropout_same_key_same_output(submission, rng, seed):
     # No zeros in x and 64+ entries at rate 1/2: two keys give the same mask with probability <= 2**-64.
-    x = (np.abs(rng.standard_normal(int(rng.integers(64, 128)))) + 0.5).astype(F32)
+    x = (np.abs(rng.standard_normal(_activation_shapes(seed)[0])) + 0.5).astype(F32)
     seed_a, seed_b = _seeds(rng, 2)
     key_a, key_b = TypedKey.from_seed(seed_a), TypedKey.from_seed(seed_b)
     call = describe_call("dropout", (key_a, x, 0.5), {})
@@ -223,8 +237,8 @@ def test_dropout_same_key_same_output(submission, rng):
 
 
 @graded("dropout", "jittable with rate traced")
-def test_dropout_jittable(submission, rng):
-    args = (_key(rng), _activations(rng), F32(_rate(rng)))
+def test_dropout_jittable(submission, rng, seed):
+    args = (_key(rng), rng.standard_normal(_activation_shapes(seed)[1]).astype(F32), F32(_rate(rng)))
     with _advice("06_prng.dropout.traced_rate"):
         submission.trace("dropout", args)
     actual = _call(submission, "dropout", args, mode="jit")
@@ -243,16 +257,22 @@ def _walk(key, num_steps):
     return np.asarray(_walk_recipe(_jax_key(key), num_steps))
 
 
+def _walk_lengths(seed):
+    """A long walk, and the length of the walks in the vmap check."""
+    sizes = _sizes(seed, "random_walk")
+    return int(sizes.integers(200, 500)), int(sizes.integers(50, 200))
+
+
 @graded("random_walk", "exact match")
-def test_random_walk_exact(submission, rng):
-    for num_steps in (1, int(rng.integers(100, 400))):
+def test_random_walk_exact(submission, rng, seed):
+    for num_steps in (_walk_lengths(seed)[0], 1):
         args = (_key(rng), num_steps)
         _expect_recipe(submission, "random_walk", args, _walk(*args), exact=True)
 
 
 @graded("random_walk", "steps are all +1 or -1")
-def test_random_walk_unit_steps(submission, rng):
-    args = (_key(rng), int(rng.integers(200, 500)))
+def test_random_walk_unit_steps(submission, rng, seed):
+    args = (_key(rng), _walk_lengths(seed)[0])
     call = describe_call("random_walk", args, {})
     positions = _call(submission, "random_walk", args)
     assert_same_shapes(positions, np.zeros(args[1], np.int32), call=call)
@@ -264,8 +284,8 @@ def test_random_walk_unit_steps(submission, rng):
 
 
 @graded("random_walk", "mean over 1000 keys near 0")
-def test_random_walk_mean_over_keys(submission, rng):
-    num_steps = int(rng.integers(50, 200))
+def test_random_walk_mean_over_keys(submission, rng, seed):
+    num_steps = _walk_lengths(seed)[1]
     args = (TypedKey.from_seeds(_seeds(rng, WALKS)), num_steps)
     call = f"jax.vmap(random_walk, in_axes=(0, None))({describe_call('random_walk', args, {})[len('random_walk('):]}"
     with _advice("06_prng.random_walk.vmap_fix", batch=WALKS):

@@ -1,0 +1,27 @@
+# fit jitted as a whole, num_steps static, lax.scan inside.
+from functools import partial
+
+from jax import lax
+
+import jax
+import jax.numpy as jnp
+
+
+def loss_with_aux(params, x, y):
+    predictions = params["w"] * x + params["b"]
+    residuals = predictions - y
+    return jnp.mean(residuals ** 2), {"predictions": predictions, "residuals": residuals}
+
+
+@jax.jit
+def train_step(params, x, y, learning_rate):
+    (loss, aux), grads = jax.value_and_grad(loss_with_aux, has_aux=True)(params, x, y)
+    return jax.tree_util.tree_map(lambda p, g: p - learning_rate * g, params, grads), loss
+
+
+@partial(jax.jit, static_argnames="num_steps")
+def fit(params, x, y, learning_rate, num_steps):
+    def body(params, _):
+        return train_step(params, x, y, learning_rate)
+
+    return lax.scan(body, params, None, length=num_steps)
