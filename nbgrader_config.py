@@ -6,6 +6,11 @@ Run nbgrader commands from this directory (or pass --CourseDirectory.root).
 
 import os
 
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute, OverwriteCells
+
+from autograder.nbgrader_preprocessors import ExecuteUntilKernelDies, RestoreMissingCheckCells
+
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
@@ -13,9 +18,40 @@ c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "assignments"
 
 # JAX compiles on first use: give each cell time, and the kernel time to start.
-c.ExecutePreprocessor.timeout = 300
-c.ExecutePreprocessor.startup_timeout = 120
-c.ExecutePreprocessor.interrupt_on_timeout = True
+# A cell that runs out of time is interrupted and scores 0; later cells still run.
+c.Execute.timeout = 300
+c.Execute.startup_timeout = 120
+c.Execute.interrupt_on_timeout = True
+
+# Grade every submission against the original check cells. nbgrader restores
+# the source of an edited locked cell by itself; add_missing_cells also puts
+# back a deleted check cell, which would otherwise score nothing and wait for
+# manual grading.
+c.OverwriteCells.add_missing_cells = True
+
+# Two of nbgrader's steps replaced by subclasses (autograder/nbgrader_preprocessors.py):
+# - ExecuteUntilKernelDies: a kernel that dies (crash, os._exit, out of memory)
+#   or a cell that keeps running after the timeout's interrupt no longer fails
+#   the whole submission, which leaves no scores, or a resubmission's previous
+#   scores; the cells that did not run score 0 instead.
+# - RestoreMissingCheckCells: a deleted check cell is put back even when the
+#   cell before it (the exercise's solution cell) was deleted too.
+
+
+def _replaced(steps, original, replacement):
+    if original not in steps:
+        raise RuntimeError(f"nbgrader's steps changed ({steps}); update nbgrader_config.py")
+    return [replacement if step is original else step for step in steps]
+
+
+c.Autograde.autograde_preprocessors = _replaced(
+    Autograde.class_traits()["autograde_preprocessors"].default(), Execute, ExecuteUntilKernelDies)
+c.Autograde.sanitize_preprocessors = _replaced(
+    Autograde.class_traits()["sanitize_preprocessors"].default(), OverwriteCells, RestoreMissingCheckCells)
+
+# Hidden inputs: each check cell draws a seed per grading.toml's [seeds] and
+# prints it; AUTOGRADER_SEED=<int> in nbgrader's environment fixes it for a whole
+# run (`AUTOGRADER_SEED=2026 nbgrader autograde <assignment>`).
 
 # Keep students' printed output from bloating submissions and feedback.
 c.LimitOutput.max_lines = 500

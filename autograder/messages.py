@@ -140,6 +140,11 @@ ENGLISH: dict[str, str] = {
     "06_prng.random_walk.vmap_fix": "This check runs `jax.vmap(random_walk, in_axes=(0, None))` over {batch} keys, so inside random_walk the key and the drawn values are traced. Draw all steps with one `jax.random.bernoulli(key, 0.5, (num_steps,))` call and turn them into +1/-1 with array operations (`2 * b - 1` or `jnp.where`), with no Python loop, `if` or `int()` on drawn values.",
     "06_prng.random_walk.vmap_identical": "{call}: all {batch} keys gave the same walk, so the walk does not depend on the key (NumPy's `np.random`, or a fixed key inside the function). Draw the steps from the key argument with `jax.random.bernoulli(key, 0.5, (num_steps,))`; under `jax.vmap` every key then gives its own walk.",
     "06_prng.random_walk.vmap_mean": "{call}: the mean final position over {batch} walks of {num_steps} steps is {mean:.3g}, but for a fair walk it is within {tolerance:.3g} of 0. Each step must be +1 or -1 with probability 1/2 each: `2 * jax.random.bernoulli(key, 0.5, (num_steps,)).astype(jnp.int32) - 1`.",
+    # --- nbgrader autograde (autograder/nbgrader_preprocessors.py) -------------
+    "nbgrader.kernel_died": "The kernel died while this cell was running (the process was killed or exited: a crash, os._exit(), or running out of memory). This cell and every cell after it score 0.",
+    "nbgrader.kernel_stuck": "This cell did not finish within the time limit and kept running when it was interrupted (does it catch KeyboardInterrupt?). This cell and every cell after it score 0.",
+    "nbgrader.not_run": "Not run: grading stopped at an earlier cell (see its error), so this cell scores 0.",
+    "notebook.missing_function": "If its cell still says `raise NotImplementedError()`, it is not implemented yet; otherwise run that cell, and the cells above it, without errors.",
     # --- Reports ------------------------------------------------------------
     "report.header": "{name} ({assignment}), hidden-input seed {seed}",
     "report.total": "Total: {score:g} / {max_score:g}",

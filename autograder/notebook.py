@@ -3,17 +3,21 @@
 Runs that exercise's checks in the notebook's own kernel (the in-process
 backend), prints the table, and returns the points earned. The return value
 is the cell's last value, which nbgrader reads as partial credit. Nothing is
-written to stderr, because nbgrader scores a grade cell 0 if anything is.
+written to stderr, because nbgrader scores a grade cell 0 if anything is: not
+Python's sys.stderr (warnings, a student's debug prints), and not file
+descriptor 2 either, where XLA's C++ logging writes and which a Jupyter
+kernel forwards to the cell's stderr.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import sys
 import warnings
 
-from autograder import grading_config
+from autograder import grading_config, messages
 from autograder.cell_execution import LoadReport
 from autograder.grading import score_outcomes
 from autograder.inprocess import InProcessTransport
@@ -29,9 +33,12 @@ def check(function: str, namespace: dict, *, seed: int | None = None) -> float:
     assignment = config.assignment_of(function)
     seed = config.resolve_seed("check", seed)
     stderr = io.StringIO()
-    with contextlib.redirect_stderr(stderr), warnings.catch_warnings():
+    with _file_descriptor_2_discarded(), contextlib.redirect_stderr(stderr), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        transport = InProcessTransport(dict(namespace), LoadReport([], []),
+        # A stub whose whole `def` is a solution region leaves the name undefined:
+        # the kernel cannot tell us which cell raised, so say what both causes mean.
+        problems = [] if function in namespace else [messages.text("notebook.missing_function")]
+        transport = InProcessTransport(dict(namespace), LoadReport([], [], problems),
                                        config.limits.call_seconds, config.limits.submission_seconds)
         outcomes = run_checks(assignment, Submission(transport), seed, {function})
     result = SubmissionResult(name=function, path="", assignment=assignment, seed=seed,
@@ -39,3 +46,22 @@ def check(function: str, namespace: dict, *, seed: int | None = None) -> float:
     print(render(result), file=sys.stdout)
     return result.score
 
+
+@contextlib.contextmanager
+def _file_descriptor_2_discarded():
+    """Point file descriptor 2 at the null device while the checks run (C-level writes bypass sys.stderr)."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no descriptor 2: nothing can reach a cell's stderr through it
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

@@ -86,11 +86,14 @@ def release(config: GradingConfig, assignments: list[str] | None = None) -> int:
         if sync_points(config, assignment):
             print(f"release: updated check-cell points in {solution_notebook(assignment)}")
         target = REPO_ROOT / "assignments" / assignment
-        shutil.rmtree(target, ignore_errors=True)
-        completed = generate(assignment)
-        if completed.returncode != 0:
-            print(f"release: nbgrader failed for {assignment}:\n{completed.stdout}{completed.stderr}", file=sys.stderr)
-            status = 1
-        else:
-            print(f"release: wrote {target}")
+        # Generate into a scratch directory, then swap: a failed run leaves assignments/ as it was.
+        with tempfile.TemporaryDirectory() as staging:
+            completed = generate(assignment, release_dir=Path(staging))
+            if completed.returncode != 0:
+                print(f"release: nbgrader failed for {assignment}:\n{completed.stdout}{completed.stderr}", file=sys.stderr)
+                status = 1
+                continue
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(Path(staging) / assignment, target)
+        print(f"release: wrote {target}")
     return status
