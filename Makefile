@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: demo test release clean
+.PHONY: demo test bench release clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q
+
+# autograder grade against nbgrader autograde on the same submissions, and JAX's floor (minutes; see README).
+bench: $(STAMP)
+	$(PY) benchmarks/run.py --jobs $(JOBS)
 
 release: $(STAMP)
 	$(PY) -m autograder release

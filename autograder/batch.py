@@ -1,26 +1,30 @@
 """Grading many submissions in parallel, with a result for every one.
 
-Each submission is graded by its own trusted worker process (which in turn
-runs the student's code in a sandbox child), so a crash costs only that
-submission. Before any work starts, every submission gets a placeholder
-results.json that scores 0; a worker replaces it atomically when it
-finishes, so a crash anywhere leaves a zero, never nothing.
+`jobs` trusted worker processes (autograder.batch_worker) each grade one
+submission at a time, running the student's code in a fresh sandbox child
+per submission, and live for the whole batch, so that start-up costs are
+paid once per worker rather than once per submission. A worker that crashes
+or hangs costs only the submission it was grading: that one is recorded as
+failed and a fresh worker takes the next. Before any work starts, every
+submission gets a placeholder results.json that scores 0; a worker replaces
+it atomically when it finishes, so a crash anywhere leaves a zero, never
+nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
+import queue
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.grading import crashed_result
 from autograder.grading_config import GradingConfig
 from autograder.reports import gradescope_json, grades_csv
+from autograder.worker_handle import WorkerFailed, WorkerHandle, worker_command
 
 SUBMISSION_SUFFIXES = (".ipynb", ".py")
-# Time for the worker's own start-up and pytest, on top of the student's budget.
+# Time for the worker's own grading steps (pytest, comparisons), on top of the student's budget.
 WORKER_MARGIN_SECONDS = 60
 
 
@@ -76,30 +80,38 @@ def grade_batch(
                                      "grading was interrupted before it finished")
         gradescope_json.write(placeholder, target)
         todo.append(item)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(lambda item: _run_worker(item, out_dir, config, seed, assignment, sandbox), todo))
+    pending: queue.SimpleQueue[BatchItem] = queue.SimpleQueue()
+    for item in todo:
+        pending.put(item)
+    command = worker_command(config.source, seed, assignment, sandbox)
+    workers = max(1, min(jobs, len(todo)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for done in [pool.submit(_drain, pending, command, out_dir, config, seed, assignment) for _ in range(workers)]:
+            done.result()
     results = [gradescope_json.read(item.results_path(out_dir)) for item in items]
     grades_csv.write([grades_csv.row(r) for r in results], out_dir / "grades.csv")
     return results
 
 
-def _run_worker(item: BatchItem, out_dir: Path, config: GradingConfig, seed: int, assignment: str | None,
-                sandbox: str) -> None:
-    target = item.results_path(out_dir)
-    command = [sys.executable, "-m", "autograder.batch_worker", str(item.path), "--name", item.name,
-               "--results", str(target), "--seed", str(seed), "--config", str(config.source), "--sandbox", sandbox]
-    if assignment:
-        command += ["--assignment", assignment]
+def _drain(pending: queue.SimpleQueue, command: list[str], out_dir: Path, config: GradingConfig, seed: int,
+           assignment: str | None) -> None:
+    """One worker's share: grade submissions from `pending` until none is left."""
+    worker = WorkerHandle(command)
     try:
-        completed = subprocess.run(command, capture_output=True, text=True,
-                                   timeout=config.limits.submission_seconds + WORKER_MARGIN_SECONDS)
-        detail = f"worker exit code {completed.returncode}: {completed.stderr.strip()[-500:]}"
-        failed = completed.returncode != 0
-    except subprocess.TimeoutExpired:
-        failed, detail = True, "the grading worker exceeded its time limit"
-    if failed:
-        gradescope_json.write(
-            crashed_result(item.name, item.path, _assignment_guess(item, config, assignment), config, seed, detail), target)
+        while True:
+            try:
+                item = pending.get_nowait()
+            except queue.Empty:
+                return
+            target = item.results_path(out_dir)
+            job = {"path": str(item.path), "name": item.name, "results": str(target)}
+            try:
+                worker.grade(job, config.limits.submission_seconds + WORKER_MARGIN_SECONDS)
+            except WorkerFailed as failure:
+                gradescope_json.write(crashed_result(item.name, item.path, _assignment_guess(item, config, assignment),
+                                                     config, seed, str(failure)), target)
+    finally:
+        worker.close()
 
 
 def _finished(target: Path) -> bool:

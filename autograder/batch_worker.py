@@ -1,35 +1,132 @@
-"""One batch worker: grade a single submission in the sandbox and write its results.json.
+"""A grading worker: grades the submissions the batch parent sends it, one at a time.
 
-Run by autograder.batch as `python -m autograder.batch_worker PATH --results FILE ...`.
+Run by autograder.batch as
+`python -m autograder.batch_worker --seed S --config FILE --report-fd N [...]`.
+It reads one job per line on stdin (JSON: path, name, results), writes that
+submission's results.json, and answers one JSON line on the report
+descriptor. What it pays once for all its submissions instead of once for
+each: the Python start-up and imports (jax, pytest), the pytest session and
+the collection of the suites (suite_session), the sandbox child's start-up
+and `import jax` (its zygote forks each child), and the compilation of the
+suites' reference programs (JAX's caches, see compilation_cache).
+
+If grading a job fails in the worker itself (student code cannot reach it:
+it runs in the sandbox child), the worker reports the failure and exits;
+the batch parent records it for that submission alone and starts a fresh
+worker for the next one.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import sys
+import time
+import traceback
 from pathlib import Path
 
-from autograder import grading_config
+from autograder import compilation_cache, grading_config, suite_session
 from autograder.grading import grade_submission
 from autograder.reports import gradescope_json
+from autograder.sandbox.limits import ChildLimits
+from autograder.sandbox.notebook_programs import NotebookPrograms, build_with_sandbox
+from autograder.sandbox.parent import SandboxTransport
+from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="autograder.batch_worker")
-    parser.add_argument("path", type=Path)
-    parser.add_argument("--name", required=True)
-    parser.add_argument("--results", type=Path, required=True)
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--assignment")
     parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH)
     parser.add_argument("--sandbox", choices=("default", "strict"), default="default")
+    parser.add_argument("--report-fd", type=int, required=True)
     args = parser.parse_args(argv)
-    config = grading_config.load(args.config)
-    result = grade_submission(args.path, config, seed=args.seed, backend="strict" if args.sandbox == "strict" else "sandbox",
-                              assignment=args.assignment, name=args.name)
-    data = result.to_gradescope()
-    data["extra_data"]["finished"] = True
-    gradescope_json.write_json_atomically(data, args.results)
+    worker = _Worker(args, grading_config.load(args.config), os.fdopen(args.report_fd, "w", buffering=1))
+    try:
+        suite_session.serve(worker.config.assignments, worker.serve)
+    finally:
+        worker.close()
     return 0
+
+
+class _Worker:
+    def __init__(self, args, config: grading_config.GradingConfig, report):
+        self.args, self.config, self._report = args, config, report
+        self._zygote, self._zygote_failed = None, False
+        self._renew_zygote()  # first: it imports JAX while this process does the same
+        compilation_cache.enable()
+        self._programs = NotebookPrograms(self._build_programs)
+
+    def serve(self, run_checks) -> None:
+        self._send({"ready": True, "pid": os.getpid()})
+        for line in sys.__stdin__:  # pytest replaces sys.stdin while it captures
+            if not self._grade(json.loads(line), run_checks):
+                return
+            self._renew_zygote()
+
+    def close(self) -> None:
+        self._programs.close()
+        if self._zygote is not None:
+            self._zygote.close()
+
+    def _grade(self, job: dict, run_checks) -> bool:
+        started = time.monotonic()
+        usage: dict = {}
+        try:
+            result = grade_submission(
+                job["path"], self.config, seed=self.args.seed, assignment=self.args.assignment, name=job["name"],
+                backend="strict" if self.args.sandbox == "strict" else "sandbox",
+                run_suite=run_checks, zygote=self._zygote, programs=self._programs, usage=usage)
+            seconds = time.monotonic() - started
+            data = result.to_gradescope()
+            data["extra_data"]["finished"] = True
+            data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(usage)}
+            gradescope_json.write_json_atomically(data, Path(job["results"]))
+        except Exception:
+            self._send({"name": job["name"], "failed": traceback.format_exc()[-1500:]})
+            return False
+        self._send({"name": job["name"], "seconds": seconds, **self._memory(usage)})
+        return True
+
+    def _build_programs(self, assignment: str, directory: Path) -> None:
+        """The released notebook of `assignment`, loaded once in a sandbox child that keeps its compiled programs."""
+        def transport(stub: Path, **options) -> SandboxTransport:
+            return SandboxTransport(stub, self.config.limits, child_limits=ChildLimits.from_config(self.config.sandbox),
+                                    strict=self.args.sandbox == "strict", zygote=self._zygote, **options)
+
+        stub = grading_config.REPO_ROOT / "assignments" / assignment / f"{assignment}.ipynb"
+        build_with_sandbox(stub, transport, directory)
+
+    def _memory(self, usage: dict) -> dict:
+        """Peak resident memory so far, in MiB: this worker, its zygote, and this submission's sandbox children."""
+        return {"worker_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                "zygote_peak_rss_mb": round(self._zygote.maxrss_kb / 1024, 1) if self._zygote else None,
+                "sandbox_peak_rss_mb": round(usage.get("child_peak_rss_kb", 0) / 1024, 1) or None}
+
+    def _renew_zygote(self) -> None:
+        """A zygote for the next submission: the running one, or a new one if it died (strict mode: none)."""
+        if self.args.sandbox == "strict" or self._zygote_failed:
+            return
+        if self._zygote is not None and self._zygote.alive:
+            return
+        if self._zygote is not None:
+            never_ready = not self._zygote.ready
+            self._zygote.close()
+            self._zygote = None
+            if never_ready:  # it cannot start here: do not try again for every submission
+                self._zygote_failed = True
+                print("autograder: the zygote could not start; sandbox children will be spawned", file=sys.__stderr__)
+                return
+        try:
+            self._zygote = Zygote()
+        except (OSError, ZygoteUnavailable) as error:
+            print(f"autograder: sandbox children will be spawned, not forked: {error}", file=sys.__stderr__)
+
+    def _send(self, message: dict) -> None:
+        self._report.write(json.dumps(message) + "\n")
 
 
 if __name__ == "__main__":

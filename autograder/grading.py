@@ -8,6 +8,7 @@ Every failure becomes feedback and zero points for what it affects.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from autograder import messages
 from autograder.grading_config import GradingConfig
@@ -16,6 +17,7 @@ from autograder.pytest_plugin import CheckOutcome
 from autograder.results import CheckResult, SubmissionResult
 from autograder.runner import run_checks
 from autograder.sandbox.limits import ChildLimits
+from autograder.sandbox.notebook_programs import NotebookPrograms
 from autograder.sandbox.parent import SandboxTransport
 from autograder.submission import Submission
 from autograder.submission_source import SubmissionError, read, resolve_assignment
@@ -32,8 +34,18 @@ def grade_submission(
     assignment: str | None = None,
     functions: set[str] | None = None,
     name: str | None = None,
+    run_suite: Callable[..., list[CheckOutcome]] = run_checks,
+    zygote=None,
+    programs: NotebookPrograms | None = None,
+    usage: dict | None = None,
 ) -> SubmissionResult:
-    """Grade the file at `path`; never raises for anything the submission does."""
+    """Grade the file at `path`; never raises for anything the submission does.
+
+    A batch worker passes its long-lived pytest session as `run_suite` (see
+    suite_session), its zygote, which forks the sandbox child, and its store
+    of the released notebooks' compiled programs; `usage`, if given,
+    receives the children's peak memory ("child_peak_rss_kb").
+    """
     path = Path(path)
     name = name or path.stem
     try:
@@ -44,17 +56,20 @@ def grade_submission(
         return unreadable_result(name, path, assignment, config, seed, str(error), functions)
     if backend in ("sandbox", "strict"):
         transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
-                                     strict=backend == "strict")
+                                     strict=backend == "strict", zygote=zygote,
+                                     programs=programs.for_assignment(assignment) if programs else None)
         try:
             report = transport.start()
-            outcomes = run_checks(assignment, Submission(transport, report.notes), seed, functions)
+            outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)
             printed = transport.captured_output()
         finally:
             transport.close()
+            if usage is not None:
+                usage["child_peak_rss_kb"] = transport.child_maxrss_kb
     elif backend == "inprocess":
         namespace, report = load_namespace(source, config.limits.load_seconds)
         transport = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds)
-        outcomes = run_checks(assignment, Submission(transport, report.notes), seed, functions)
+        outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)
         printed = ""
     else:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")

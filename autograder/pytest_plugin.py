@@ -31,12 +31,22 @@ class CheckOutcome:
 
 
 class GradingPlugin:
-    def __init__(self, submission: Submission, seed: int, functions: set[str] | None = None):
+    def __init__(self, submission: Submission | None, seed: int, functions: set[str] | None = None):
         self._submission = submission
         self._seed = seed
         self._functions = functions
         self.outcomes: dict[str, CheckOutcome] = {}
         self._marks: dict[str, tuple[str, str]] = {}
+
+    def begin(self, submission: Submission, seed: int) -> None:
+        """Grade `submission` next (a session that serves many, see suite_session)."""
+        self._submission, self._seed = submission, seed
+        self.outcomes = {}
+
+    def selects(self, item, functions: set[str] | None) -> bool:
+        """Whether `item` checks one of `functions` (None: all of them)."""
+        function_prop = self._marks.get(item.nodeid)
+        return function_prop is not None and (functions is None or function_prop[0] in functions)
 
     @pytest.fixture(scope="session")
     def submission(self) -> Submission:

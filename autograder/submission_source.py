@@ -10,11 +10,36 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 from pathlib import Path
 
-import nbformat
-
 from autograder import messages
+
+
+def _import_nbformat():
+    """nbformat, without the second that jsonschema spends on an unused grammar.
+
+    nbformat imports jsonschema, whose format checkers import rfc3987_syntax
+    when it is installed (it is, as a Jupyter dependency); that module builds
+    an Earley parser for IRIs at import time, about 1 s of CPU, more than
+    importing JAX. Notebook schemas use no IRI formats, so the import is
+    refused while nbformat loads (jsonschema then skips those two checkers)
+    and allowed again afterwards.
+    """
+    if "nbformat" in sys.modules:
+        return sys.modules["nbformat"]
+    blocked = "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # makes `import rfc3987_syntax` raise ImportError
+    try:
+        import nbformat
+    finally:
+        if blocked and sys.modules.get("rfc3987_syntax", ...) is None:
+            del sys.modules["rfc3987_syntax"]
+    return nbformat
+
+
+nbformat = _import_nbformat()
 
 
 class SubmissionError(Exception):

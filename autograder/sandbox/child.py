@@ -1,6 +1,7 @@
 """The sandbox child: loads one submission and answers the parent's requests.
 
-Started by sandbox.parent as `python -I -m autograder.sandbox.child REQ_FD RESP_FD`.
+Started by sandbox.parent as `python -I -m autograder.sandbox.child REQ_FD RESP_FD`,
+or forked by sandbox.zygote, which then calls `serve` itself.
 It talks only through those two pipes, in framing's data-only messages;
 whatever the student's code prints goes to a capture file the parent never
 parses. Before student code runs it records the grading machinery
@@ -15,7 +16,7 @@ import sys
 
 from autograder.cell_execution import LoadReport, execute_cells
 from autograder.executor import Executor
-from autograder.sandbox import audit_guard, framing, tamper
+from autograder.sandbox import audit_guard, framing, notebook_programs, tamper
 from autograder.submission_source import SubmissionError, read
 
 
@@ -34,12 +35,17 @@ def load(path: str) -> tuple[Executor | None, dict]:
     return Executor(namespace, report), {"ok": True, "report": report.to_json()}
 
 
-def serve(request_fd: int, response_fd: int) -> None:
-    """Answer requests until the parent closes the pipe."""
+def serve(request_fd: int, response_fd: int, snapshot: tamper.Snapshot | None = None) -> None:
+    """Answer requests until the parent closes the pipe.
+
+    `snapshot` is the zygote's record of the grading machinery, taken before
+    it forked this child; a spawned child takes its own.
+    """
     import jax  # noqa: F401  (imported before student code, so its time is not the student's)
     import jax.numpy  # noqa: F401
 
-    snapshot = tamper.take()
+    if snapshot is None:
+        snapshot = tamper.take()
     audit_guard.install(os.getcwd(), audit_guard.default_readable(), audit_guard.default_hidden())
     executor = None
     while True:
@@ -48,6 +54,7 @@ def serve(request_fd: int, response_fd: int) -> None:
         except framing.ChannelClosed:
             return
         if header.get("op") == "load":
+            snapshot = notebook_programs.use_in_child(header.get("compilation_cache"), snapshot)
             executor, answer = load(str(header.get("path")))
             out = []
         elif executor is None:

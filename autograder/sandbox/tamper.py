@@ -68,12 +68,12 @@ def find_and_undo(snapshot: Snapshot) -> list[str]:
                 jax.config.update(name, value)
             except Exception:  # some options cannot be set after start-up; report anyway
                 pass
+    modules = {name: importlib.import_module(name) for name in {module for module, _ in snapshot.attributes}}
     for (module_name, name), value in snapshot.attributes.items():
-        module = importlib.import_module(module_name)
-        current = vars(module).get(name, _MISSING)
+        current = vars(modules[module_name]).get(name, _MISSING)
         if current is not value:
             changes.append(f"{module_name}.{name} was replaced")
-            setattr(module, name, value)
+            setattr(modules[module_name], name, value)
     for (module_name, owner_name, key), value in snapshot.members.items():
         owner = snapshot.attributes[(module_name, owner_name)]
         table = vars(owner) if isinstance(owner, type) else owner

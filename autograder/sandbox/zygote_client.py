@@ -1,0 +1,162 @@
+"""The trusted side of the zygote: starts it, asks it for children, ends them.
+
+One zygote serves one grading worker, one request at a time. Whatever goes
+wrong with it (it failed to start, died, refused to fork) raises
+ZygoteUnavailable, and the sandbox falls back to spawning the child, which
+is slower but equivalent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from autograder.sandbox.limits import ChildLimits
+from autograder.sandbox.zygote import MAX_MESSAGE_BYTES
+
+START_SECONDS = 120.0
+# A zygote only forks, peeks and reaps: anything slower than this is a dead zygote.
+ANSWER_MARGIN_SECONDS = 30.0
+
+
+class ZygoteUnavailable(RuntimeError):
+    """The zygote cannot provide a child; spawn one instead."""
+
+
+class Zygote:
+    """A started zygote process (see sandbox.zygote).
+
+    Starting returns at once; the first fork waits until the zygote has done
+    its imports, so the caller can do its own start-up meanwhile.
+    """
+
+    def __init__(self, python: str = sys.executable, start_seconds: float = START_SECONDS):
+        from autograder.sandbox.parent import child_environment
+
+        self._lock = threading.Lock()
+        self._home = Path(tempfile.mkdtemp(prefix="autograder-zygote-"))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # The zygote's environment is a child's, so that JAX and Python read
+        # the same settings at import; one BLAS thread keeps it single-threaded
+        # (OpenBLAS starts a pool at `import numpy`), which fork needs.
+        env = dict(child_environment(self._home), OPENBLAS_NUM_THREADS="1")
+        self._log = open(self._home / "zygote.log", "wb")
+        try:
+            self._process = subprocess.Popen(
+                [python, "-I", "-m", "autograder.sandbox.zygote", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                # In the caller's process group, so killing a grading worker's group ends its zygote too.
+                stderr=self._log, cwd=self._home, env=env,
+            )
+        finally:
+            theirs.close()
+            self._log.close()
+        self._channel = ours
+        self._start_seconds = start_seconds
+        self.ready = False
+        self.pid = self._process.pid
+        self.maxrss_kb = 0
+
+    @property
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def wait_ready(self) -> None:
+        """Wait until the zygote has done its imports (raises ZygoteUnavailable if it never does)."""
+        with self._lock:
+            if not self.ready:
+                self._receive(self._start_seconds)
+                self.ready = True
+
+    def fork(self, workdir: Path, env: dict, limits: ChildLimits, fds: tuple[int, int, int]) -> "ForkedChild":
+        """A fresh child for `workdir`, reading requests from fds[0], answering on fds[1], printing to fds[2]."""
+        self.wait_ready()
+        answer = self._ask({"op": "fork", "workdir": str(workdir), "env": env,
+                            "limits": dataclasses.asdict(limits)}, fds)
+        if "pid" not in answer:
+            raise ZygoteUnavailable(str(answer.get("refused") or answer.get("error") or answer))
+        return ForkedChild(self, int(answer["pid"]))
+
+    def close(self) -> None:
+        """End the zygote; it kills every child it still has."""
+        try:
+            self._channel.close()
+        except OSError:
+            pass
+        try:
+            self._process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        shutil.rmtree(self._home, ignore_errors=True)
+
+    def log_tail(self) -> str:
+        try:
+            return (self._home / "zygote.log").read_text(errors="replace")[-2000:]
+        except OSError:
+            return ""
+
+    # --- plumbing ----------------------------------------------------------
+
+    def _ask(self, request: dict, fds: tuple[int, ...] = (), wait: float = 0.0) -> dict:
+        with self._lock:
+            try:
+                socket.send_fds(self._channel, [json.dumps(request).encode()], list(fds))
+            except OSError as error:
+                raise ZygoteUnavailable(f"the zygote is gone ({error}); {self.log_tail()}") from None
+            answer = self._receive(wait + ANSWER_MARGIN_SECONDS)
+        if "error" in answer:
+            raise ZygoteUnavailable(str(answer["error"]))
+        return answer
+
+    def _receive(self, seconds: float) -> dict:
+        if not select.select([self._channel], [], [], seconds)[0]:
+            raise ZygoteUnavailable(f"the zygote did not answer within {seconds:g} s; {self.log_tail()}")
+        try:
+            data = self._channel.recv(MAX_MESSAGE_BYTES)
+        except OSError as error:
+            raise ZygoteUnavailable(f"the zygote is gone ({error})") from None
+        if not data:
+            raise ZygoteUnavailable(f"the zygote exited; {self.log_tail()}")
+        return json.loads(data)
+
+
+class ForkedChild:
+    """One child of the zygote, as the sandbox sees it (the same methods as a spawned child)."""
+
+    def __init__(self, zygote: Zygote, pid: int):
+        self._zygote = zygote
+        self.pid = pid
+        self.returncode: int | None = None
+        self.maxrss_kb: int | None = None
+
+    def exit_status(self, timeout: float = 0.0) -> int | None:
+        """The exit code once the child has ended (negative: the signal that killed it), else None."""
+        if self.returncode is not None:
+            return self.returncode
+        try:
+            return self._zygote._ask({"op": "status", "pid": self.pid, "timeout": timeout}, wait=timeout)["returncode"]
+        except ZygoteUnavailable:
+            return -signal.SIGKILL  # the zygote died, and took its children with it
+
+    def kill(self) -> None:
+        """Kill the child's process group and reap the child."""
+        if self.returncode is not None:
+            return
+        try:
+            answer = self._zygote._ask({"op": "reap", "pid": self.pid})
+        except ZygoteUnavailable:
+            self.returncode = -signal.SIGKILL
+            return
+        self.returncode = int(answer["returncode"])
+        self.maxrss_kb = int(answer.get("maxrss_kb") or 0)
+        self._zygote.maxrss_kb = max(self._zygote.maxrss_kb, int(answer.get("zygote_maxrss_kb") or 0))

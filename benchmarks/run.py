@@ -1,0 +1,169 @@
+"""Benchmark: `autograder grade` against `nbgrader autograde` on the same submissions, and JAX's floor.
+
+    .venv/bin/python benchmarks/run.py [--n 40] [--jobs J] [--json out/benchmark.json]
+
+A pipeline of named steps, run on this machine in one go:
+1. build N submissions per assignment (full solutions, partial ones, stubs);
+2. measure the floor of each assignment (benchmarks/floor.py);
+3. grade them all with `autograder grade --jobs J`;
+4. grade the same notebooks with real `nbgrader autograde` (unless --skip-nbgrader);
+5. time `autograder check` on each full solution notebook, cold and warm;
+6. print one table, and write it as JSON.
+Every assignment with a solution, a released stub and a suite is included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+
+import report  # noqa: E402  (benchmarks/report.py)
+import submissions  # noqa: E402
+from nbgrader_course import Course, check_kit_config  # noqa: E402
+
+
+@dataclasses.dataclass
+class Run:
+    args: argparse.Namespace
+    work: Path
+    assignments: list[str]
+    batch: list = dataclasses.field(default_factory=list)  # submissions.Submission
+    results: dict = dataclasses.field(default_factory=dict)  # what the table and the JSON show
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    work = Path(args.work_dir or tempfile.mkdtemp(prefix="autograder-bench-"))
+    run = Run(args, work, submissions.benchmarked_assignments(args.assignments))
+    run.results["machine"] = {"cores": os.cpu_count(), "load_average_at_start": os.getloadavg(),
+                              "python": platform.python_version(), "platform": platform.platform()}
+    try:
+        for step in (build_submissions, measure_floor, grade_with_autograder, grade_with_nbgrader, time_check):
+            print(f"[benchmark] {step.__name__.replace('_', ' ')} ...", file=sys.stderr, flush=True)
+            step(run)
+        run.results["machine"]["load_average_at_end"] = os.getloadavg()
+        summary = report.summarize(run.results)
+        print(report.table(summary))
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(summary, indent=2))
+            print(f"\nJSON: {args.json}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="benchmarks/run.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=40, help="submissions per assignment (default 40)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="autograder grade --jobs (default: cores)")
+    parser.add_argument("--seed", type=int, default=2026, help="hidden-input seed for both graders, and the batch's mix")
+    parser.add_argument("--json", type=Path, default=ROOT / "out" / "benchmark.json", help="where to write the JSON")
+    parser.add_argument("--assignments", nargs="+", metavar="NAME", help="only these assignments")
+    parser.add_argument("--skip-nbgrader", action="store_true", help="leave out nbgrader (no throughput ratio)")
+    parser.add_argument("--floor-repeats", type=int, default=3)
+    parser.add_argument("--work-dir", type=Path, help="keep the course, submissions and results here")
+    parser.add_argument("--keep", action="store_true", help="do not delete the work directory")
+    return parser
+
+
+# --- steps ---------------------------------------------------------------------
+
+def build_submissions(run: Run) -> None:
+    for assignment in run.assignments:
+        for submission in submissions.build(assignment, run.args.n, run.args.seed):
+            submissions.write(submission, run.work / "submissions" / submission.file_name)
+            run.batch.append(submission)
+    run.results["batch"] = {"assignments": run.assignments, "per_assignment": run.args.n,
+                            "kinds": {k: sum(s.kind == k for s in run.batch) for k in submissions.KINDS},
+                            "seed": run.args.seed, "jobs": run.args.jobs}
+
+
+def measure_floor(run: Run) -> None:
+    floors = {}
+    for assignment in run.assignments:
+        completed = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "floor.py"), assignment,
+                                    "--seed", str(run.args.seed), "--repeats", str(run.args.floor_repeats)],
+                                   capture_output=True, text=True, cwd=ROOT)
+        if completed.returncode != 0:
+            raise RuntimeError(f"floor of {assignment} failed:\n{completed.stderr[-3000:]}")
+        floors[assignment] = json.loads(completed.stdout.strip().splitlines()[-1])
+    run.results["floor"] = floors
+
+
+def grade_with_autograder(run: Run) -> None:
+    out = run.work / "autograder-results"
+    # A cache of its own: the run starts cold, as a new seed's reference programs do.
+    env = dict(os.environ, AUTOGRADER_JAX_CACHE=str(run.work / "jax-cache"))
+    started = time.perf_counter()
+    completed = subprocess.run([sys.executable, "-m", "autograder", "grade", str(run.work / "submissions"),
+                                "--out", str(out), "--jobs", str(run.args.jobs), "--seed", str(run.args.seed)],
+                               capture_output=True, text=True, cwd=ROOT, env=env)
+    wall = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise RuntimeError(f"autograder grade failed:\n{completed.stderr[-3000:]}")
+    graded = []
+    for submission in run.batch:
+        data = json.loads((out / submission.file_name.removesuffix(".ipynb") / "results.json").read_text())
+        extra = data["extra_data"]
+        graded.append({"student": submission.student, "assignment": submission.assignment, "kind": submission.kind,
+                       "score": data["score"], "finished": extra.get("finished") is True, **extra.get("grading", {})})
+    run.results["autograder"] = {"wall_seconds": wall, "submissions": graded}
+
+
+def grade_with_nbgrader(run: Run) -> None:
+    if run.args.skip_nbgrader:
+        run.results["nbgrader"] = None
+        return
+    check_kit_config()
+    course = Course(run.work / "course", run.args.seed)
+    for assignment in run.assignments:
+        course.add_assignment(assignment)
+    for submission in run.batch:
+        submissions.write(submission, course.submission_path(submission.student, submission.assignment))
+    walls, scores = {}, {}
+    for assignment in run.assignments:
+        walls[assignment] = course.autograde(assignment)
+        scores[assignment] = course.scores(assignment)
+    run.results["nbgrader"] = {"wall_seconds": sum(walls.values()), "per_assignment_wall_seconds": walls,
+                               "scores": scores}
+
+
+def time_check(run: Run) -> None:
+    """`autograder check` on each full solution notebook, twice: cold (first run) and warm (right after)."""
+    command = _autograder_command()
+    timings = {}
+    for assignment in run.assignments:
+        notebook = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        runs = []
+        for _ in ("cold", "warm"):
+            started = time.perf_counter()
+            completed = subprocess.run([*command, "check", str(notebook), "--seed", str(run.args.seed)],
+                                       capture_output=True, text=True, cwd=ROOT)
+            runs.append(time.perf_counter() - started)
+            if completed.returncode != 0:
+                raise RuntimeError(f"autograder check {notebook} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+        timings[assignment] = {"cold_seconds": runs[0], "warm_seconds": runs[1]}
+    run.results["check"] = timings
+
+
+def _autograder_command() -> list[str]:
+    script = Path(sys.executable).parent / "autograder"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "autograder"]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

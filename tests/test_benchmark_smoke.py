@@ -1,0 +1,35 @@
+"""The benchmark runs end to end: two submissions of one assignment, both graders, the floor and check.
+
+The full benchmark (benchmarks/run.py, `make bench`) is not part of CI; this
+smoke run proves that its one command still works, nbgrader side included.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def test_benchmark_smoke_run(tmp_path):
+    out = tmp_path / "benchmark.json"
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--n", "2", "--assignments", "02_where",
+         "--floor-repeats", "1", "--json", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "targets:" in completed.stdout and "nbgrader autograde" in completed.stdout, completed.stdout
+    summary = json.loads(out.read_text())
+    throughput = summary["throughput"]
+    assert throughput["submissions"] == 2 and throughput["unfinished"] == 0
+    assert throughput["autograder_per_second"] > 0 and throughput["nbgrader_per_second"] > 0
+    floor = summary["per_submission"]["per_assignment"]["02_where"]
+    assert floor["floor_seconds"] > 0 and floor["full_median_seconds"] > 0
+    assert set(summary["check_seconds"]["02_where"]) == {"cold_seconds", "warm_seconds"}
+    assert summary["memory_peak_mib"]["sandbox_peak_rss_mb"] > 0
+    assert {t["what"].split(" ")[0] for t in summary["targets"]} >= {"throughput", "autograder", "every"}
+    graded = summary["raw"]["autograder"]["submissions"]
+    assert {g["kind"] for g in graded} == {"full", "partial"}
+    assert max(g["score"] for g in graded) == 17, "the full solution earns every point"

@@ -1,0 +1,58 @@
+"""A long-lived grading worker that crashes or hangs costs only the submission it was grading.
+
+Student code cannot reach the trusted worker, so these tests use a stand-in
+worker that speaks the same protocol and fails on command.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+from autograder.worker_handle import WorkerFailed, WorkerHandle
+
+FAKE_WORKER = r'''
+import json, os, sys, time
+report = os.fdopen(int(sys.argv[sys.argv.index("--report-fd") + 1]), "w", buffering=1)
+report.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+for line in sys.stdin:
+    job = json.loads(line)
+    if job["name"] == "crash":
+        print("something broke", file=sys.stderr, flush=True)
+        os._exit(3)
+    if job["name"] == "hang":
+        time.sleep(600)
+    report.write(json.dumps({"name": job["name"], "seconds": 0.0, "pid": os.getpid()}) + "\n")
+'''
+
+
+@pytest.fixture
+def worker():
+    handle = WorkerHandle([sys.executable, "-c", FAKE_WORKER])
+    yield handle
+    handle.close()
+
+
+def test_a_worker_grades_many_jobs_in_one_process(worker):
+    pids = {worker.grade({"name": f"s{i}"}, 30)["pid"] for i in range(3)}
+    assert len(pids) == 1
+
+
+def test_a_crash_fails_that_job_only_and_the_next_job_gets_a_fresh_worker(worker):
+    first = worker.grade({"name": "before"}, 30)["pid"]
+    with pytest.raises(WorkerFailed) as failure:
+        worker.grade({"name": "crash"}, 30)
+    assert "something broke" in str(failure.value) and "exit code 3" in str(failure.value)
+    after = worker.grade({"name": "after"}, 30)
+    assert after["name"] == "after" and after["pid"] != first
+
+
+def test_a_hang_is_cut_at_the_time_limit_and_the_worker_replaced(worker):
+    first = worker.grade({"name": "before"}, 30)["pid"]
+    started = time.monotonic()
+    with pytest.raises(WorkerFailed, match="exceeded its time limit"):
+        worker.grade({"name": "hang"}, 2)
+    assert time.monotonic() - started < 20
+    assert worker.grade({"name": "after"}, 30)["pid"] != first

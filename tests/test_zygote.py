@@ -1,0 +1,153 @@
+"""A child forked from the zygote is a fresh, isolated process, like a spawned one.
+
+A probe submission reports, from inside the sandbox, what its process looks
+like before it touches JAX: session and process group, limits, working
+directory, environment, open descriptors, the audit hook, threads and JAX
+backends. The forked child must report what a spawned child reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from autograder import grading_config
+from autograder.sandbox.limits import ChildLimits
+from autograder.sandbox.parent import SandboxTransport
+from autograder.sandbox.zygote_client import ForkedChild, Zygote
+
+PROBE = r'''
+import json, os, resource, sys, threading
+import autograder.executor
+from jax._src import xla_bridge
+
+facts = {
+    "backend_started_before_student_code": xla_bridge.backends_are_initialized(),
+    "threads": [threading.active_count(), len(os.listdir("/proc/self/task"))],
+    "pid": os.getpid(),
+    "own_session": os.getsid(0) == os.getpid(),
+    "own_process_group": os.getpgrp() == os.getpid(),
+    "limits": {name: list(resource.getrlimit(getattr(resource, name)))
+               for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE")},
+    "cwd": os.getcwd(),
+    "env": dict(os.environ),
+    "isolated": sys.flags.isolated,
+    "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
+    "leftover_from_a_previous_child": hasattr(json, "autograder_probe"),
+}
+json.autograder_probe = True  # a later child must not see this
+for name, attempt in [("fork", lambda: os.fork()),
+                      ("read_suite", lambda: open(os.path.join(os.path.dirname(autograder.executor.__file__), "suites",
+                                                               "test_02_where.py")))]:
+    try:
+        attempt()
+        facts[name] = "allowed"
+    except PermissionError:
+        facts[name] = "refused"
+import jax.numpy as jnp
+facts["jax_works_after_fork"] = int(jnp.arange(4).sum())
+print("FACTS" + json.dumps(facts), flush=True)
+
+def answer(x):
+    return x
+'''
+
+LIMITS = ChildLimits(memory_bytes=2900 << 20, cpu_seconds=123, file_bytes=7 << 20, open_files=200)
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    started = Zygote()
+    yield started
+    started.close()
+
+
+@pytest.fixture
+def probe(tmp_path):
+    path = tmp_path / "probe.py"
+    path.write_text(PROBE)
+    return path
+
+
+def _facts(path, zygote=None) -> tuple[dict, SandboxTransport]:
+    transport = SandboxTransport(path, grading_config.load().limits, child_limits=LIMITS, zygote=zygote)
+    try:
+        report = transport.start()
+        assert not report.problems, report.notes
+        printed = transport.captured_output()
+        child = transport._process
+        workdir = transport._workdir
+    finally:
+        transport.close()
+    facts = json.loads(printed.split("FACTS", 1)[1])
+    return dict(facts, workdir=str(workdir.resolve()), forked=isinstance(child, ForkedChild)), transport
+
+
+def test_forked_child_is_fresh_and_isolated(zygote, probe):
+    facts, _ = _facts(probe, zygote)
+    assert facts["forked"], "the child should come from the zygote"
+    assert facts["pid"] not in (os.getpid(), zygote.pid)
+    assert facts["own_session"] and facts["own_process_group"]
+    assert facts["limits"] == {"RLIMIT_AS": [2900 << 20] * 2, "RLIMIT_CPU": [123] * 2, "RLIMIT_FSIZE": [7 << 20] * 2,
+                               "RLIMIT_NOFILE": [200] * 2, "RLIMIT_CORE": [0, 0]}
+    assert facts["cwd"] == facts["workdir"]
+    assert facts["env"]["HOME"] == facts["env"]["TMPDIR"] == facts["workdir"]
+    assert "OPENBLAS_NUM_THREADS" not in facts["env"], "the zygote's own settings stay in the zygote"
+    assert facts["isolated"] == 1
+    assert facts["fds"][:5] == [0, 1, 2, 3, 4] and len(facts["fds"]) <= 6  # + the descriptor listing /proc/self/fd
+    assert facts["fork"] == "refused" and facts["read_suite"] == "refused", "audit hook installed after fork"
+    assert facts["backend_started_before_student_code"] is False
+    assert facts["threads"] == [1, 1], "forked from a single-threaded zygote"
+    assert facts["jax_works_after_fork"] == 6
+
+
+def test_each_forked_child_starts_from_the_zygote_not_from_the_last_child(zygote, probe):
+    first, _ = _facts(probe, zygote)
+    second, _ = _facts(probe, zygote)
+    assert first["pid"] != second["pid"]
+    assert not first["leftover_from_a_previous_child"] and not second["leftover_from_a_previous_child"]
+
+
+def test_forked_and_spawned_children_look_the_same(zygote, probe):
+    forked, _ = _facts(probe, zygote)
+    spawned, _ = _facts(probe, None)
+    assert not spawned["forked"]
+    volatile = {"pid", "cwd", "workdir", "env", "forked", "threads", "fds"}
+    assert {k: v for k, v in forked.items() if k not in volatile} == {k: v for k, v in spawned.items() if k not in volatile}
+    assert {k: v for k, v in forked["env"].items() if k not in ("HOME", "TMPDIR")} == \
+        {k: v for k, v in spawned["env"].items() if k not in ("HOME", "TMPDIR")}
+    assert set(forked["env"]) == set(spawned["env"])
+    assert len(forked["fds"]) == len(spawned["fds"]), (forked["fds"], spawned["fds"])  # the pipes may be numbered differently
+
+
+def test_a_child_that_outlives_its_deadline_is_killed_with_its_group(zygote, tmp_path):
+    path = tmp_path / "endless.py"
+    path.write_text("while True:\n    pass\n")
+    config = grading_config.load()
+    limits = type(config.limits)(submission_seconds=30, load_seconds=2, call_seconds=2)
+    transport = SandboxTransport(path, limits, child_limits=LIMITS, zygote=zygote)
+    try:
+        report = transport.start()
+        assert "did not finish within" in report.notes[0]
+        assert transport._process is None, "the child was killed at the deadline"
+    finally:
+        transport.close()
+
+
+def test_zygote_refuses_to_fork_once_a_backend_has_started():
+    script = ("import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'\n"
+              "from autograder.sandbox import zygote\n"
+              "zygote._preload()\n"
+              "print(zygote.fork_hazard())\n"
+              "import jax; jax.devices()\n"
+              "print(zygote.fork_hazard())\n")
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                               env=dict(os.environ, OPENBLAS_NUM_THREADS="1", JAX_PLATFORMS="cpu"))
+    assert completed.returncode == 0, completed.stderr
+    before, after = completed.stdout.strip().splitlines()[-2:]
+    assert before == "None"
+    assert "backend" in after
