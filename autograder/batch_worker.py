@@ -30,9 +30,6 @@ from pathlib import Path
 from autograder import compilation_cache, grading_config, suite_session
 from autograder.grading import grade_submission
 from autograder.reports import gradescope_json
-from autograder.sandbox.limits import ChildLimits
-from autograder.sandbox.notebook_programs import NotebookPrograms, build_with_sandbox
-from autograder.sandbox.parent import SandboxTransport
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
 
@@ -57,8 +54,7 @@ class _Worker:
         self.args, self.config, self._report = args, config, report
         self._zygote, self._zygote_failed = None, False
         self._renew_zygote()  # first: it imports JAX while this process does the same
-        compilation_cache.enable()
-        self._programs = NotebookPrograms(self._build_programs)
+        compilation_cache.enable("grade")
 
     def serve(self, run_checks) -> None:
         self._send({"ready": True, "pid": os.getpid()})
@@ -68,7 +64,6 @@ class _Worker:
             self._renew_zygote()
 
     def close(self) -> None:
-        self._programs.close()
         if self._zygote is not None:
             self._zygote.close()
 
@@ -79,7 +74,7 @@ class _Worker:
             result = grade_submission(
                 job["path"], self.config, seed=self.args.seed, assignment=self.args.assignment, name=job["name"],
                 backend="strict" if self.args.sandbox == "strict" else "sandbox",
-                run_suite=run_checks, zygote=self._zygote, programs=self._programs, usage=usage)
+                run_suite=run_checks, zygote=self._zygote, usage=usage)
             seconds = time.monotonic() - started
             data = result.to_gradescope()
             data["extra_data"]["finished"] = True
@@ -90,15 +85,6 @@ class _Worker:
             return False
         self._send({"name": job["name"], "seconds": seconds, **self._memory(usage)})
         return True
-
-    def _build_programs(self, assignment: str, directory: Path) -> None:
-        """The released notebook of `assignment`, loaded once in a sandbox child that keeps its compiled programs."""
-        def transport(stub: Path, **options) -> SandboxTransport:
-            return SandboxTransport(stub, self.config.limits, child_limits=ChildLimits.from_config(self.config.sandbox),
-                                    strict=self.args.sandbox == "strict", zygote=self._zygote, **options)
-
-        stub = grading_config.REPO_ROOT / "assignments" / assignment / f"{assignment}.ipynb"
-        build_with_sandbox(stub, transport, directory)
 
     def _memory(self, usage: dict) -> dict:
         """Peak resident memory so far, in MiB: this worker, its zygote, and this submission's sandbox children."""

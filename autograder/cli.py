@@ -51,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(args, config) -> int:
+    from autograder import compilation_cache
     from autograder.grading import grade_submission
     from autograder.reports.terminal_table import render
 
@@ -61,6 +62,7 @@ def _check(args, config) -> int:
                   f"{', '.join(f for a in config.assignments for f in config.points[a])}", file=sys.stderr)
             return 2
     seed = config.resolve_seed("check", args.seed)
+    compilation_cache.enable("check")
     result = grade_submission(args.path, config, seed=seed, backend="inprocess", assignment=args.assignment,
                               functions=set(args.exercise) if args.exercise else None)
     print(render(result))

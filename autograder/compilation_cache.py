@@ -1,17 +1,24 @@
-"""JAX's persistent compilation cache, for the trusted side of `autograder grade` only.
+"""JAX's persistent compilation cache, for processes whose every writer is trusted by every reader.
 
-Some suites compute their reference outputs with JAX (06_prng's exact-match
-references, for instance). A grading worker compiles those programs once and
-reuses them for every submission it grades; with this cache, a worker that
-starts later, or the next run, loads them instead of compiling them again.
+Two users, each with a directory of its own:
+- "grade": the trusted side of `autograder grade`. Some suites compute their
+  reference outputs with JAX (06_prng's exact-match references, for
+  instance); a grading worker compiles those programs once, and a worker
+  that starts later, or the next run, loads them. Student code never
+  touches this directory: sandbox children get their own HOME, no cache
+  setting, and an audit hook that refuses writes outside their working
+  directory and reads outside the Python installation.
+- "check": `autograder check`, which runs the student's code in its own
+  process on the student's own machine. Everything it reads there, the same
+  user's checks wrote; the student's next check loads the programs of the
+  last one instead of compiling them again. Notebook check cells and
+  nbgrader's kernels never use it, so one student's code cannot write what
+  another's grading reads.
+
 On CPU, JAX caches only programs that took longer to compile than
-jax_persistent_cache_min_compile_time_secs (1 s by default), which none of
-these do, hence 0.
-
-Student code never touches this cache: sandbox children get their own HOME,
-no cache setting, and an audit hook that refuses writes outside their working
-directory and reads outside the Python installation. So everything the
-trusted side reads here, the trusted side wrote.
+jax_persistent_cache_min_compile_time_secs (1 s by default), which nearly
+none of these do, hence 0. The directory is capped (least recently used
+entries go first).
 """
 
 from __future__ import annotations
@@ -19,21 +26,29 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# A directory, or "off" to compile everything in every worker.
+# A directory, or "off" to compile everything every time.
 ENVIRONMENT_VARIABLE = "AUTOGRADER_JAX_CACHE"
+USES = ("grade", "check")
+MAX_BYTES = 512 << 20
 
 
-def default_directory() -> Path:
+def default_directory(use: str = "grade") -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "autograder" / "jax-compilation"
+    name = "jax-compilation" if use == "grade" else f"jax-compilation-{use}"
+    return Path(base) / "autograder" / name
 
 
-def enable() -> Path | None:
-    """Point this process's JAX at the cache; returns the directory, or None if the cache is off."""
+def enable(use: str = "grade") -> Path | None:
+    """Point this process's JAX at `use`'s cache; returns the directory, or None if the cache is off.
+
+    $AUTOGRADER_JAX_CACHE, if set to a directory, holds one subdirectory per use.
+    """
+    if use not in USES:
+        raise ValueError(f"use must be one of {USES}, got {use!r}")
     setting = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
     if setting.lower() == "off":
         return None
-    directory = Path(setting) if setting else default_directory()
+    directory = (Path(setting) / use) if setting else default_directory(use)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -43,4 +58,5 @@ def enable() -> Path | None:
     jax.config.update("jax_compilation_cache_dir", str(directory))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    jax.config.update("jax_compilation_cache_max_size", MAX_BYTES)
     return directory

@@ -1,6 +1,7 @@
 """Grading one submission: a pipeline of named steps.
 
-read the file -> resolve the assignment -> load it into a backend ->
+read the file -> resolve the assignment -> find the examples to skip ->
+load it into a backend ->
 run the assignment's suite -> score each check from grading.toml.
 Every failure becomes feedback and zero points for what it affects.
 """
@@ -10,14 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from autograder import messages
+from autograder import example_cells, messages
 from autograder.grading_config import GradingConfig
 from autograder.inprocess import InProcessTransport, load_namespace
 from autograder.pytest_plugin import CheckOutcome
 from autograder.results import CheckResult, SubmissionResult
 from autograder.runner import run_checks
 from autograder.sandbox.limits import ChildLimits
-from autograder.sandbox.notebook_programs import NotebookPrograms
 from autograder.sandbox.parent import SandboxTransport
 from autograder.submission import Submission
 from autograder.submission_source import SubmissionError, read, resolve_assignment
@@ -36,15 +36,13 @@ def grade_submission(
     name: str | None = None,
     run_suite: Callable[..., list[CheckOutcome]] = run_checks,
     zygote=None,
-    programs: NotebookPrograms | None = None,
     usage: dict | None = None,
 ) -> SubmissionResult:
     """Grade the file at `path`; never raises for anything the submission does.
 
     A batch worker passes its long-lived pytest session as `run_suite` (see
-    suite_session), its zygote, which forks the sandbox child, and its store
-    of the released notebooks' compiled programs; `usage`, if given,
-    receives the children's peak memory ("child_peak_rss_kb").
+    suite_session) and its zygote, which forks the sandbox child; `usage`,
+    if given, receives the children's peak memory ("child_peak_rss_kb").
     """
     path = Path(path)
     name = name or path.stem
@@ -54,10 +52,11 @@ def grade_submission(
     except SubmissionError as error:
         assignment = _guess_assignment(path, config, assignment)
         return unreadable_result(name, path, assignment, config, seed, str(error), functions)
+    skip = example_cells.cells_to_skip(source.cells, example_cells.released_cells(assignment),
+                                    frozenset(config.functions(assignment)))
     if backend in ("sandbox", "strict"):
         transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
-                                     strict=backend == "strict", zygote=zygote,
-                                     programs=programs.for_assignment(assignment) if programs else None)
+                                     strict=backend == "strict", zygote=zygote, skip_cells=skip)
         try:
             report = transport.start()
             outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)
@@ -67,7 +66,7 @@ def grade_submission(
             if usage is not None:
                 usage["child_peak_rss_kb"] = transport.child_maxrss_kb
     elif backend == "inprocess":
-        namespace, report = load_namespace(source, config.limits.load_seconds)
+        namespace, report = load_namespace(source, config.limits.load_seconds, skip)
         transport = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds)
         outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)
         printed = ""

@@ -43,12 +43,13 @@ class InProcessTransport:
         return json.loads(json.dumps(answer)), [np.array(a, copy=True) for a in out]
 
 
-def load_namespace(source: SubmissionSource, load_seconds: float) -> tuple[dict, LoadReport]:
-    """Execute the submission's cells here, in a fresh namespace."""
+def load_namespace(source: SubmissionSource, load_seconds: float,
+                   skip: frozenset[int] = frozenset()) -> tuple[dict, LoadReport]:
+    """Execute the submission's cells here, in a fresh namespace, except the cell numbers in `skip`."""
     namespace: dict = {"__name__": "__main__"}
     try:
         with time_limit(load_seconds), _captured_output():
-            report = execute_cells(source.cells, namespace)
+            report = execute_cells(source.cells, namespace, skip)
     except TimeLimitExceeded:
         report = LoadReport(notes=[messages.text("load.timeout", seconds=load_seconds)], not_implemented_cells=[])
     report.notes[:0] = list(source.notes)

@@ -21,6 +21,7 @@ ENGLISH: dict[str, str] = {
     "load.check_cell_skipped": "Cell {cell}: check cell skipped (the grader runs its own checks).",
     "load.syntax_error": "Cell {cell} has a syntax error at line {line}: {error}. Nothing in that cell was defined; fix the syntax and run the cell again.",
     "load.cell_raised": "Cell {cell} raised {error_type}: {error}. The rest of that cell did not run; the grader went on with the next cells.",
+    "load.demos_skipped": "Cells {cells} were not run: they are the notebook's examples, unchanged, and nothing graded uses them.",
     "load.cell_not_implemented": "Cell {cell} is not implemented yet (it still raises NotImplementedError).",
     "load.timeout": "The notebook's top-level code did not finish within {seconds:g} s (an infinite loop or a long computation outside a function?). No function could be graded. Move long work into functions and remove endless loops.",
     "load.exited": "The notebook's top-level code ended the process ({detail}). Remove calls such as sys.exit() or os._exit() from your notebook.",

@@ -9,7 +9,8 @@ Steps:
    keep every request the suite sent (calls, traces, trace counts, with
    their hidden inputs);
 3. measure, `repeats` times, after clearing JAX's caches: execute the
-   solution's cells (the notebook's own JAX work, demos included) and replay
+   solution's cells that grading executes (imports and definitions: the
+   unchanged examples are skipped, as the grader skips them) and replay
    the recorded requests straight to an Executor: the graded functions
    traced, compiled and run exactly as grading asks, with no pytest, no
    channel, no sandbox and no comparison.
@@ -64,7 +65,8 @@ def _record(assignment: str, seed: int) -> list[tuple[dict, list]]:
     from autograder.submission_source import read
 
     config_limits = _limits()
-    namespace, report = load_namespace(read(_solution(assignment)), config_limits.load_seconds)
+    source = read(_solution(assignment))
+    namespace, report = load_namespace(source, config_limits.load_seconds, _skipped(assignment, source))
     inner = InProcessTransport(namespace, report, config_limits.call_seconds, config_limits.submission_seconds)
     recorded: list[tuple[dict, list]] = []
 
@@ -94,7 +96,7 @@ def _measure(assignment: str, requests: list[tuple[dict, list]]) -> tuple[float,
     namespace: dict = {"__name__": "__main__"}
     started = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        report = execute_cells(source.cells, namespace)
+        report = execute_cells(source.cells, namespace, _skipped(assignment, source))
     cells = time.perf_counter() - started
     executor = Executor(namespace, report)
     started = time.perf_counter()
@@ -112,6 +114,14 @@ def _limits():
     from autograder import grading_config
 
     return grading_config.load().limits
+
+
+def _skipped(assignment: str, source) -> frozenset[int]:
+    """The cells grading does not run (autograder.example_cells)."""
+    from autograder import example_cells, grading_config
+
+    graded = frozenset(grading_config.load().functions(assignment))
+    return example_cells.cells_to_skip(source.cells, example_cells.released_cells(assignment), graded)
 
 
 if __name__ == "__main__":

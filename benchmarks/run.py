@@ -143,8 +143,10 @@ def grade_with_nbgrader(run: Run) -> None:
 
 
 def time_check(run: Run) -> None:
-    """`autograder check` on each full solution notebook, twice: cold (first run) and warm (right after)."""
+    """`autograder check` on each full solution notebook, twice: cold (first run, empty compilation
+    cache) and warm (right after, the same seed)."""
     command = _autograder_command()
+    env = dict(os.environ, AUTOGRADER_JAX_CACHE=str(run.work / "check-cache"))
     timings = {}
     for assignment in run.assignments:
         notebook = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
@@ -152,7 +154,7 @@ def time_check(run: Run) -> None:
         for _ in ("cold", "warm"):
             started = time.perf_counter()
             completed = subprocess.run([*command, "check", str(notebook), "--seed", str(run.args.seed)],
-                                       capture_output=True, text=True, cwd=ROOT)
+                                       capture_output=True, text=True, cwd=ROOT, env=env)
             runs.append(time.perf_counter() - started)
             if completed.returncode != 0:
                 raise RuntimeError(f"autograder check {notebook} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")

@@ -4,13 +4,19 @@ For each assignment, N student notebooks made from the released stub
 (assignments/), in a fixed cycle of three kinds:
 - full: every solution cell holds the reference solution (solutions/);
 - partial: some exercises hold the reference, the others the released stub
-  or one of the corpus's classic mistakes for that function (tests/corpus/);
+  or one of the corpus's classic mistakes for that function (tests/corpus/),
+  reduced to that function and its helpers: a corpus file is a whole
+  submission, and its copies of the other functions, redefined after their
+  check cells, would be graded differently by nbgrader (which checks each
+  function as the notebook stands at its check cell) and by `autograder
+  grade` (which checks the notebook as it stands at the end);
 - stub: the released notebook, untouched.
 The choices are drawn from a seeded generator, so a seed gives the same batch.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import random
 import re
@@ -111,11 +117,32 @@ def _solution_sources(assignment: str) -> dict[str, str]:
 
 
 def _corpus_mistakes(assignment: str) -> dict[str, list[str]]:
-    """function -> the sources of its classic mistakes in tests/corpus."""
+    """function -> the sources of its classic mistakes in tests/corpus, each reduced to that function."""
+    from autograder import grading_config
+
     cases = ROOT / "tests" / "corpus" / assignment / "cases.toml"
     if not cases.exists():
         return {}
+    graded = set(grading_config.load().functions(assignment))
     found: dict[str, list[str]] = {}
     for case in tomllib.loads(cases.read_text(encoding="utf-8")).get("mistake", []):
-        found.setdefault(case["function"], []).append((cases.parent / case["file"]).read_text(encoding="utf-8"))
+        source = (cases.parent / case["file"]).read_text(encoding="utf-8")
+        found.setdefault(case["function"], []).append(_only(source, case["function"], graded))
     return found
+
+
+def _only(source: str, function: str, graded: set[str]) -> str:
+    """`source` without its top-level definitions of the other graded functions."""
+    others = graded - {function}
+    lines = source.splitlines()
+    kept = []
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in others:
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id in others for t in targets):
+                continue
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        kept.append("\n".join(lines[first - 1:node.end_lineno]))
+    return "\n\n".join(kept) + "\n"

@@ -16,19 +16,19 @@ import sys
 
 from autograder.cell_execution import LoadReport, execute_cells
 from autograder.executor import Executor
-from autograder.sandbox import audit_guard, framing, notebook_programs, tamper
+from autograder.sandbox import audit_guard, framing, tamper
 from autograder.submission_source import SubmissionError, read
 
 
-def load(path: str) -> tuple[Executor | None, dict]:
-    """Execute the submission; the answer carries the load report."""
+def load(path: str, skip: frozenset[int] = frozenset()) -> tuple[Executor | None, dict]:
+    """Execute the submission, except the cell numbers in `skip`; the answer carries the load report."""
     try:
         source = read(path)
     except SubmissionError as error:
         return None, {"ok": False, "error": {"kind": "unreadable", "message": str(error)}}
     namespace: dict = {"__name__": "__main__"}
     try:
-        report = execute_cells(source.cells, namespace)
+        report = execute_cells(source.cells, namespace, skip)
     except KeyboardInterrupt as error:
         report = LoadReport(notes=[f"Top-level code raised KeyboardInterrupt({error})."], not_implemented_cells=[])
     report.notes[:0] = list(source.notes)
@@ -54,8 +54,9 @@ def serve(request_fd: int, response_fd: int, snapshot: tamper.Snapshot | None = 
         except framing.ChannelClosed:
             return
         if header.get("op") == "load":
-            snapshot = notebook_programs.use_in_child(header.get("compilation_cache"), snapshot)
-            executor, answer = load(str(header.get("path")))
+            skip = header.get("skip_cells")
+            skip = frozenset(n for n in skip if isinstance(n, int)) if isinstance(skip, list) else frozenset()
+            executor, answer = load(str(header.get("path")), skip)
             out = []
         elif executor is None:
             answer, out = {"ok": False, "error": {"kind": "bad_request", "message": "not loaded"}}, []

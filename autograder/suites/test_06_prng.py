@@ -8,10 +8,14 @@ computed here with JAX from the same key data, following each stated recipe.
 Keys and values come from `rng`. Sizes come from `_sizes`: drawn from the
 hidden seed once per run and shared by a function's checks, because JAX
 compiles every random function once per shape and that dominates the time.
+For the same reason the recipes run op by op, not under jit, and with the
+key-reuse checker on (it is part of JAX's cache keys): a correct submission,
+run the same way, has already compiled every program they use (in
+`autograder check`, where both share a process), and the values are those
+of the same operations, not of a fused program.
 """
 
 import contextlib
-import functools
 import math
 import zlib
 
@@ -42,6 +46,14 @@ def _seeds(rng, count):
 
 def _key(rng):
     return TypedKey.from_seed(_seeds(rng, 1)[0])
+
+
+def _recipe(function):
+    """Run a reference recipe as submissions run: op by op, key-reuse checker on."""
+    def run(*args):
+        with jax.debug_key_reuse(True):
+            return function(*args)
+    return run
 
 
 def _jax_key(key):
@@ -90,7 +102,7 @@ def _same(a, b):
 
 # --- generate_linear_samples ---------------------------------------------------
 
-@functools.partial(jax.jit, static_argnums=4)
+@_recipe
 def _linear_samples_recipe(key, intercept, slope, noise_scale, n_samples):
     key_x, key_noise = jax.random.split(key)
     x = jax.random.uniform(key_x, (n_samples,))
@@ -140,7 +152,7 @@ def test_generate_linear_samples_no_key_reuse(submission, rng, seed):
 
 # --- init_mlp_params -------------------------------------------------------------
 
-@functools.partial(jax.jit, static_argnums=0)
+@_recipe
 def _mlp_params_recipe(layer_widths, key):
     keys = jax.random.split(key, len(layer_widths) - 1)
     return [
@@ -190,7 +202,7 @@ def test_init_mlp_params_no_key_reuse(submission, rng, seed):
 
 # --- dropout ---------------------------------------------------------------------
 
-@jax.jit
+@_recipe
 def _dropout_recipe(key, x, rate):
     keep = jax.random.bernoulli(key, 1 - rate, x.shape)
     return jnp.where(keep, x / (1 - rate), 0)
@@ -247,7 +259,7 @@ def test_dropout_jittable(submission, rng, seed):
 
 # --- random_walk -----------------------------------------------------------------
 
-@functools.partial(jax.jit, static_argnums=1)
+@_recipe
 def _walk_recipe(key, num_steps):
     steps = 2 * jax.random.bernoulli(key, 0.5, (num_steps,)).astype(jnp.int32) - 1
     return jnp.cumsum(steps)
