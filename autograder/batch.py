@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import queue
+import shutil
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -83,11 +85,15 @@ def grade_batch(
     pending: queue.SimpleQueue[BatchItem] = queue.SimpleQueue()
     for item in todo:
         pending.put(item)
-    command = worker_command(config.source, seed, assignment, sandbox)
-    workers = max(1, min(jobs, len(todo)))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for done in [pool.submit(_drain, pending, command, out_dir, config, seed, assignment) for _ in range(workers)]:
-            done.result()
+    programs = Path(tempfile.mkdtemp(prefix="autograder-programs-"))  # the workers' shared_programs store
+    try:
+        command = worker_command(config.source, seed, assignment, sandbox, programs)
+        workers = max(1, min(jobs, len(todo)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for done in [pool.submit(_drain, pending, command, out_dir, config, seed, assignment) for _ in range(workers)]:
+                done.result()
+    finally:
+        shutil.rmtree(programs, ignore_errors=True)
     results = [gradescope_json.read(item.results_path(out_dir)) for item in items]
     grades_csv.write([grades_csv.row(r) for r in results], out_dir / "grades.csv")
     return results

@@ -8,7 +8,9 @@ descriptor. What it pays once for all its submissions instead of once for
 each: the Python start-up and imports (jax, pytest), the pytest session and
 the collection of the suites (suite_session), the sandbox child's start-up
 and `import jax` (its zygote forks each child), and the compilation of the
-suites' reference programs (JAX's caches, see compilation_cache).
+suites' reference programs (JAX's caches, see compilation_cache). What the
+batch's workers pay once between them: the compilation of JAX's own
+programs at the batch's hidden shapes (sandbox.shared_programs).
 
 If grading a job fails in the worker itself (student code cannot reach it:
 it runs in the sandbox child), the worker reports the failure and exits;
@@ -27,9 +29,14 @@ import time
 import traceback
 from pathlib import Path
 
-from autograder import compilation_cache, grading_config, suite_session
+from autograder import compilation_cache, example_cells, grading_config, suite_session
 from autograder.grading import grade_submission
 from autograder.reports import gradescope_json
+from autograder.sandbox import shared_programs
+from autograder.sandbox.limits import ChildLimits
+from autograder.sandbox.parent import SandboxTransport
+from autograder.submission import Submission
+from autograder.submission_source import read
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
 
@@ -40,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH)
     parser.add_argument("--sandbox", choices=("default", "strict"), default="default")
     parser.add_argument("--report-fd", type=int, required=True)
+    parser.add_argument("--programs-dir", type=Path, help="the batch's store of JAX's compiled programs, shared by its workers")
     args = parser.parse_args(argv)
     worker = _Worker(args, grading_config.load(args.config), os.fdopen(args.report_fd, "w", buffering=1))
     try:
@@ -55,8 +63,12 @@ class _Worker:
         self._zygote, self._zygote_failed = None, False
         self._renew_zygote()  # first: it imports JAX while this process does the same
         compilation_cache.enable("grade")
+        self._run_checks = None
+        self._programs = (shared_programs.SharedPrograms(args.programs_dir, self._build_programs)
+                          if args.programs_dir is not None else None)
 
     def serve(self, run_checks) -> None:
+        self._run_checks = run_checks
         self._send({"ready": True, "pid": os.getpid()})
         for line in sys.__stdin__:  # pytest replaces sys.stdin while it captures
             if not self._grade(json.loads(line), run_checks):
@@ -74,7 +86,7 @@ class _Worker:
             result = grade_submission(
                 job["path"], self.config, seed=self.args.seed, assignment=self.args.assignment, name=job["name"],
                 backend="strict" if self.args.sandbox == "strict" else "sandbox",
-                run_suite=run_checks, zygote=self._zygote, usage=usage)
+                run_suite=run_checks, zygote=self._zygote, programs=self._programs, usage=usage)
             seconds = time.monotonic() - started
             data = result.to_gradescope()
             data["extra_data"]["finished"] = True
@@ -85,6 +97,25 @@ class _Worker:
             return False
         self._send({"name": job["name"], "seconds": seconds, **self._memory(usage)})
         return True
+
+    def _build_programs(self, assignment: str, directory: Path) -> None:
+        """Grade the kit's solution in a child that writes JAX's cache; keep the programs of JAX's own operations."""
+        solution = grading_config.REPO_ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        source = read(solution)  # no solution: SubmissionError, and nothing to share
+        skip = example_cells.cells_to_skip(source.cells, example_cells.released_cells(assignment),
+                                           frozenset(self.config.functions(assignment)))
+        transport = SandboxTransport(solution, self.config.limits, child_limits=ChildLimits.from_config(self.config.sandbox),
+                                     strict=self.args.sandbox == "strict", zygote=self._zygote, skip_cells=skip,
+                                     compilation_cache=shared_programs.WRITE)
+        try:
+            report = transport.start()
+            if transport.load_failed:
+                raise RuntimeError(f"the solution of {assignment} did not load: {report.notes}")
+            self._run_checks(assignment, Submission(transport, report.notes), self.args.seed)
+            defined = shared_programs.defined_names([cell.source for cell in source.cells])
+            shared_programs.keep_library_programs(transport.workdir / shared_programs.CACHE_DIRECTORY, defined, directory)
+        finally:
+            transport.close()
 
     def _memory(self, usage: dict) -> dict:
         """Peak resident memory so far, in MiB: this worker, its zygote, and this submission's sandbox children."""

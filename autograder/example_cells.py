@@ -135,6 +135,13 @@ def cell_names(source: str) -> CellNames:
                 reads.add(symbol.get_name())
             elif symbol.is_global() and symbol.is_referenced():
                 reads.add(symbol.get_name())
+    # `x += 1` and `del x` need x to exist, but the symbol table counts them as bindings only.
+    # (Counting them wherever they are, even on a function's locals, only ever skips less.)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            reads.add(node.target.id)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
+            reads.add(node.id)
     dynamic = bool((binds | reads) & _DYNAMIC_NAMES) or any(
         isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_ATTRIBUTES for node in ast.walk(tree)
     )

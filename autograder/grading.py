@@ -36,13 +36,15 @@ def grade_submission(
     name: str | None = None,
     run_suite: Callable[..., list[CheckOutcome]] = run_checks,
     zygote=None,
+    programs=None,
     usage: dict | None = None,
 ) -> SubmissionResult:
     """Grade the file at `path`; never raises for anything the submission does.
 
     A batch worker passes its long-lived pytest session as `run_suite` (see
-    suite_session) and its zygote, which forks the sandbox child; `usage`,
-    if given, receives the children's peak memory ("child_peak_rss_kb").
+    suite_session), its zygote, which forks the sandbox child, and its batch's
+    store of JAX's compiled programs (sandbox.shared_programs.SharedPrograms);
+    `usage`, if given, receives the children's peak memory ("child_peak_rss_kb").
     """
     path = Path(path)
     name = name or path.stem
@@ -56,7 +58,8 @@ def grade_submission(
                                     frozenset(config.functions(assignment)))
     if backend in ("sandbox", "strict"):
         transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
-                                     strict=backend == "strict", zygote=zygote, skip_cells=skip)
+                                     strict=backend == "strict", zygote=zygote, skip_cells=skip,
+                                     programs=programs.for_assignment(assignment) if programs else None)
         try:
             report = transport.start()
             outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)

@@ -18,6 +18,8 @@ import numpy as np
 # Anything else (object, string, void, datetime arrays) is refused.
 _ALLOWED_KINDS = frozenset("biufc")
 MAX_DEPTH = 32
+# Enough for a list of a few thousand per-step values; the pipe's frames cap the bytes.
+MAX_ARRAYS = 4096
 
 
 class WireFormatError(ValueError):
@@ -48,6 +50,9 @@ def encode(value: Any, to_array: Callable[[Any], np.ndarray | None]) -> tuple[An
                 if type(key) is not str:
                     raise WireFormatError(f"{path} has a non-string dict key {key!r}")
             return {"__dict__": {k: walk(v, f"{path}[{k!r}]", depth + 1) for k, v in node.items()}}
+        if len(arrays) >= MAX_ARRAYS:
+            raise WireFormatError(f"more than {MAX_ARRAYS} arrays (at {path}); return one stacked array, "
+                                  "not a list of many")
         converted = to_array(node)
         if converted is None:
             raise WireFormatError(f"{path} is a {type(node).__module__}.{type(node).__qualname__}")

@@ -131,9 +131,12 @@ class WorkerHandle:
             self._reports = None
 
 
-def worker_command(config_path: Path, seed: int, assignment: str | None, sandbox: str) -> list[str]:
+def worker_command(config_path: Path, seed: int, assignment: str | None, sandbox: str,
+                   programs_dir: Path | None = None) -> list[str]:
     command = [sys.executable, "-m", "autograder.batch_worker", "--seed", str(seed), "--config", str(config_path),
                "--sandbox", sandbox]
     if assignment:
         command += ["--assignment", assignment]
+    if programs_dir is not None:
+        command += ["--programs-dir", str(programs_dir)]
     return command

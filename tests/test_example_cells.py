@@ -55,6 +55,11 @@ def test_an_example_whose_names_a_student_cell_reads_at_top_level_runs():
     assert _skipped(SETUP, EXAMPLE, SOLUTION, "print(x)") == set()
 
 
+@pytest.mark.parametrize("update", ["x += 1", "del x", "def bump():\n    global x\n    x *= 2"])
+def test_a_student_cell_that_updates_or_deletes_an_examples_name_makes_it_run(update):
+    assert _skipped(SETUP, EXAMPLE, SOLUTION, update) == set()
+
+
 def test_an_example_that_binds_a_graded_name_runs():
     binds_graded = "set_element = None"
     released = ReleasedCells(examples=frozenset({binds_graded}), locked=frozenset({SETUP, binds_graded}))

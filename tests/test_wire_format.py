@@ -82,3 +82,38 @@ def test_reading_times_out_at_the_deadline():
     finally:
         os.close(read_fd)
         os.close(write_fd)
+
+
+def test_a_value_with_more_arrays_than_the_cap_is_refused_with_the_fix():
+    from autograder.wire_format import MAX_ARRAYS
+
+    skeleton, arrays = encode([np.full((), i, np.float32) for i in range(MAX_ARRAYS)], _plain)
+    assert len(arrays) == MAX_ARRAYS
+    with pytest.raises(WireFormatError, match="return one stacked array"):
+        encode([np.ones(()) for _ in range(MAX_ARRAYS + 1)], _plain)
+
+
+@pytest.mark.parametrize("backend", ["inprocess", "sandbox"])
+def test_a_list_of_hundreds_of_arrays_crosses_on_both_backends(backend, tmp_path):
+    """fit returning 500 per-step losses as a list once failed in the sandbox only ("malformed data")."""
+    from autograder.inprocess import InProcessTransport, load_namespace
+    from autograder.grading_config import Limits
+    from autograder.sandbox.parent import SandboxTransport
+    from autograder.submission import Submission
+    from autograder.submission_source import read
+
+    program = tmp_path / "many.py"
+    program.write_text("import jax.numpy as jnp\n\ndef many(n):\n    return [jnp.float32(i) for i in range(n)]\n")
+    limits = Limits(submission_seconds=120, load_seconds=60, call_seconds=60)
+    if backend == "sandbox":
+        transport = SandboxTransport(program, limits)
+        notes = transport.start().notes
+    else:
+        namespace, report = load_namespace(read(program), limits.load_seconds)
+        transport, notes = InProcessTransport(namespace, report, limits.call_seconds, limits.submission_seconds), report.notes
+    try:
+        values = Submission(transport, notes).call_with("many", (500,))
+    finally:
+        if backend == "sandbox":
+            transport.close()
+    assert len(values) == 500 and float(values[499]) == 499.0

@@ -16,7 +16,7 @@ import sys
 
 from autograder.cell_execution import LoadReport, execute_cells
 from autograder.executor import Executor
-from autograder.sandbox import audit_guard, framing, tamper
+from autograder.sandbox import audit_guard, framing, shared_programs, tamper
 from autograder.submission_source import SubmissionError, read
 
 
@@ -54,6 +54,7 @@ def serve(request_fd: int, response_fd: int, snapshot: tamper.Snapshot | None = 
         except framing.ChannelClosed:
             return
         if header.get("op") == "load":
+            snapshot = shared_programs.use_in_child(header.get("compilation_cache"), snapshot)
             skip = header.get("skip_cells")
             skip = frozenset(n for n in skip if isinstance(n, int)) if isinstance(skip, list) else frozenset()
             executor, answer = load(str(header.get("path")), skip)

@@ -15,12 +15,12 @@ import time
 
 import numpy as np
 
-from autograder.wire_format import WireFormatError, array_from_bytes, array_to_bytes
+from autograder.wire_format import MAX_ARRAYS, WireFormatError, array_from_bytes, array_to_bytes
 
 __all__ = ["ChannelClosed", "ChannelTimeout", "WireFormatError", "read_message", "write_message"]
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
-MAX_ARRAYS = 256
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # all of one message's array frames together
 _LENGTH = struct.Struct(">Q")
 
 
@@ -33,10 +33,15 @@ class ChannelTimeout(TimeoutError):
 
 
 def write_message(fd: int, header: dict, arrays: list[np.ndarray]) -> None:
+    if len(arrays) > MAX_ARRAYS:
+        raise WireFormatError(f"{len(arrays)} arrays exceed the cap of {MAX_ARRAYS}")
+    payloads = [array_to_bytes(array) for array in arrays]
+    if sum(map(len, payloads)) > MAX_MESSAGE_BYTES:
+        raise WireFormatError(f"arrays of {sum(map(len, payloads))} bytes exceed the cap of {MAX_MESSAGE_BYTES}")
     header = dict(header, arrays=len(arrays))
     _write_frame(fd, json.dumps(header).encode("utf-8"))
-    for array in arrays:
-        _write_frame(fd, array_to_bytes(array))
+    for payload in payloads:
+        _write_frame(fd, payload)
 
 
 def read_message(fd: int, deadline: float | None = None) -> tuple[dict, list[np.ndarray]]:
@@ -50,7 +55,14 @@ def read_message(fd: int, deadline: float | None = None) -> tuple[dict, list[np.
     count = header.get("arrays", 0)
     if type(count) is not int or not 0 <= count <= MAX_ARRAYS:
         raise WireFormatError(f"bad array count {count!r}")
-    return header, [array_from_bytes(_read_frame(fd, deadline)) for _ in range(count)]
+    arrays, total = [], 0
+    for _ in range(count):
+        payload = _read_frame(fd, deadline)
+        total += len(payload)
+        if total > MAX_MESSAGE_BYTES:
+            raise WireFormatError(f"arrays of more than {MAX_MESSAGE_BYTES} bytes in one message")
+        arrays.append(array_from_bytes(payload))
+    return header, arrays
 
 
 def _write_frame(fd: int, payload: bytes) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 from autograder import messages
 from autograder.cell_execution import LoadReport
 from autograder.grading_config import Limits
-from autograder.sandbox import framing, strict_mode
+from autograder.sandbox import framing, shared_programs, strict_mode
 from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.zygote_client import ForkedChild, ZygoteUnavailable
 from autograder.submission import TransportFailure
@@ -47,8 +47,12 @@ class SandboxTransport:
 
     def __init__(self, submission_path: Path, limits: Limits, python: str = sys.executable,
                  child_limits: ChildLimits | None = None, strict: bool = False, zygote=None,
-                 skip_cells: frozenset[int] = frozenset()):
-        """`skip_cells`: the cell numbers the child does not run (see example_cells)."""
+                 skip_cells: frozenset[int] = frozenset(), programs: Path | None = None,
+                 compilation_cache: str | None = None):
+        """`skip_cells`: the cell numbers the child does not run (see example_cells).
+        `programs`: JAX's compiled programs to give the child, which then reads
+        them (see sandbox.shared_programs); `compilation_cache="write"` has the
+        child write its own instead (to build them)."""
         self.call_seconds = limits.call_seconds
         self._child_limits = child_limits or ChildLimits()
         self._strict = strict
@@ -65,6 +69,8 @@ class SandboxTransport:
         self._load_failure: str | None = None
         self.load_report: LoadReport | None = None
         self._skip_cells = sorted(skip_cells)
+        self._programs = programs
+        self._compilation_cache = shared_programs.READ if programs is not None else compilation_cache
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -152,6 +158,8 @@ class SandboxTransport:
         submission = self._workdir / self._source_path.name
         if not submission.exists():
             shutil.copyfile(self._source_path, submission)
+        if self._programs is not None:
+            shared_programs.give_to_child(self._programs, self._workdir)  # afresh for every child
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
         output = open(self._workdir / "output.txt", "wb")
@@ -172,7 +180,8 @@ class SandboxTransport:
             output.close()
         self._request_fd, self._response_fd = request_write, response_read
         try:
-            answer, _ = self._exchange({"op": "load", "path": str(submission), "skip_cells": self._skip_cells}, [], self._limits.load_seconds)
+            answer, _ = self._exchange({"op": "load", "path": str(submission), "skip_cells": self._skip_cells,
+                                        "compilation_cache": self._compilation_cache}, [], self._limits.load_seconds)
         except TransportFailure as failure:
             self._load_failure = _load_failure_feedback(failure, self._limits, self.captured_output())
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])

@@ -1,0 +1,149 @@
+"""JAX's own compiled programs at the batch's hidden shapes, built once per assignment, read by every sandbox child.
+
+Every sandbox child starts with empty JAX caches, so every submission used to
+compile the same programs of JAX's own operations (arithmetic, indexing,
+random-number kernels) at the same hidden shapes: most of a correct
+submission's time (06_prng's random kernels alone take seconds). A batch now
+builds them once per assignment: it grades the kit's solution in a sandbox
+child whose JAX persistent compilation cache writes into that child's working
+directory, and keeps only the programs of JAX's own operations. Each later
+child of that assignment gets a fresh copy in its own working directory and
+reads it, never writing to it. A submission's program that is exactly one of
+these is loaded instead of compiled; every other program compiles as before,
+so no grade changes.
+
+Why the trust model holds:
+- the files are written only while kit code runs (the solution notebook and
+  the suite's requests), in a sandbox child, and checked by name before they
+  are kept;
+- a child reads only its own copy, inside its own directory; what it writes
+  there is deleted with it and read by no one;
+- no program of the answer key reaches a child: a program named after
+  anything the solution defines (its functions, lambdas, the kit's wrappers
+  around them) is dropped, and so is every control-flow or call primitive
+  that carries a function inside it (cond, while, scan, pjit, custom_jvp...).
+  What the kept ones tell, which JAX operations run at which shapes, a
+  submission can learn by printing its own inputs.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from filelock import FileLock
+
+CACHE_DIRECTORY = ".jax-cache"  # inside a child's working directory
+MAX_BYTES = 256 << 20
+READ, WRITE = "read", "write"
+_ENTRY = re.compile(r"^jit_(?P<name>.+)-[0-9a-f]{64}(-cache|-atime)?$")
+
+# Primitives whose compiled program holds a function the program's caller passed in.
+FUNCTION_CARRIERS = frozenset({
+    "cond", "switch", "while", "while_loop", "fori_loop", "scan", "map", "pjit", "jit", "closed_call", "core_call",
+    "remat", "remat2", "checkpoint", "custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr", "custom_lin",
+    "custom_transpose_call", "linear_call", "shard_map", "xla_call", "xla_pmap", "run_state", "for", "named_call",
+})
+
+
+def defined_names(sources: list[str]) -> frozenset[str]:
+    """Every name the code in `sources` defines: functions, classes, and the targets of assignments."""
+    names = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return frozenset(names)
+
+
+def is_library_program(entry: str, defined: frozenset[str]) -> bool:
+    """Whether the cache file `entry` holds a program of JAX's own operations only."""
+    match = _ENTRY.match(entry)
+    if match is None:
+        return False
+    name = match.group("name")
+    if name in FUNCTION_CARRIERS or "lambda" in name or "autograder" in name:
+        return False
+    return not any(own == name or (len(own) >= 3 and own in name) for own in defined)
+
+
+class SharedPrograms:
+    """A batch's store: <root>/<assignment>/ holds that assignment's programs, built by the first worker to need them.
+
+    `build(assignment, directory)` fills `directory` (a grading worker grades
+    the solution in a writing child, then calls keep_library_programs). The
+    batch's workers share `root`; a file lock per assignment makes one of
+    them build while the others wait, and a failed build leaves nothing to
+    share (every child compiles everything, as without a store).
+    """
+
+    def __init__(self, root: Path, build: Callable[[str, Path], None]):
+        self.root = root
+        self._build = build
+
+    def for_assignment(self, assignment: str) -> Path | None:
+        """The directory to copy into each child of `assignment`, or None if there is nothing to share."""
+        directory = self.root / assignment
+        with FileLock(str(self.root / f"{assignment}.lock")):
+            done = self.root / f"{assignment}.done"
+            if not done.exists():
+                shutil.rmtree(directory, ignore_errors=True)
+                directory.mkdir(parents=True)
+                try:
+                    self._build(assignment, directory)
+                except Exception:
+                    shutil.rmtree(directory, ignore_errors=True)
+                done.touch()
+        return directory if directory.is_dir() and any(directory.iterdir()) else None
+
+
+def keep_library_programs(written: Path, defined: frozenset[str], directory: Path) -> None:
+    """Copy from the child's cache directory `written` into `directory` the programs of JAX's own operations."""
+    total = 0
+    for entry in sorted(written.iterdir()) if written.is_dir() else []:
+        if entry.is_file() and not entry.is_symlink() and is_library_program(entry.name, defined):
+            total += entry.stat().st_size
+            if total > MAX_BYTES:
+                return
+            shutil.copyfile(entry, directory / entry.name)
+
+
+def give_to_child(programs: Path, workdir: Path) -> None:
+    """A fresh copy (never a link: a child may write to its own files) in the child's working directory."""
+    target = workdir / CACHE_DIRECTORY
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(programs, target)
+
+
+def use_in_child(mode: str | None, snapshot):
+    """In the child, before the submission loads: point JAX's cache at the working directory's copy.
+
+    Returns the tamper snapshot with these settings as the recorded ones, so
+    that only a change made by student code counts as tampering.
+    """
+    if mode not in (READ, WRITE):
+        return snapshot
+    import jax
+
+    settings = {
+        "jax_compilation_cache_dir": os.path.join(os.getcwd(), CACHE_DIRECTORY),
+        # Reading: nothing compiles for a billion seconds, so nothing is ever written.
+        "jax_persistent_cache_min_compile_time_secs": 0.0 if mode == WRITE else 1e9,
+        "jax_persistent_cache_min_entry_size_bytes": 0,
+        # JAX's GPU caches would put the directory's path into every cache key.
+        "jax_persistent_cache_enable_xla_caches": "",
+    }
+    for name, value in settings.items():
+        jax.config.update(name, value)
+    return dataclasses.replace(snapshot, config=dict(snapshot.config, **{name: jax.config.values[name] for name in settings}))

@@ -1,0 +1,153 @@
+"""JAX's own compiled programs, shared by a batch's sandbox children: built from kit code, no answer key, same grades.
+
+A child may do what it likes with its copy; the store, and so every other
+child, stays as built; and grading with the programs gives the same results
+as compiling everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from autograder import grading_config
+from autograder.batch import grade_batch
+from autograder.grading import grade_submission
+from autograder.sandbox import shared_programs
+from autograder.submission_source import read
+from autograder.sandbox.shared_programs import CACHE_DIRECTORY, SharedPrograms, defined_names, is_library_program
+from conftest import REPO
+
+ASSIGNMENT = "02_where"
+SOLUTION = REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+HASH = "0" * 64
+
+SPOILER = f'''
+import os
+for name in os.listdir({CACHE_DIRECTORY!r}):
+    with open(os.path.join({CACHE_DIRECTORY!r}, name), "wb") as handle:
+        handle.write(b"not a program")
+import jax.numpy as jnp
+
+def sum_of_positive_numbers(x):
+    return jnp.where(x > 0, x, 0).sum()
+'''
+
+
+# --- which programs are kept -------------------------------------------------------
+
+@pytest.mark.parametrize("entry", [f"jit_multiply-{HASH}-cache", f"jit__normal-{HASH}-cache", f"jit_scatter-add-{HASH}",
+                                   f"jit__where-{HASH}-atime"])
+def test_programs_of_jax_operations_are_kept(entry):
+    assert is_library_program(entry, frozenset({"set_diagonal", "histogram"}))
+
+
+@pytest.mark.parametrize("entry", [
+    f"jit_set_diagonal-{HASH}-cache",  # the solution's own function, jitted
+    f"jit_autograder_counted_histogram-{HASH}-cache",  # the kit's trace-counting wrapper around it
+    f"jit__lambda_-{HASH}-cache",  # a lambda
+    f"jit_while-{HASH}-cache", f"jit_cond-{HASH}-cache", f"jit_scan-{HASH}-cache",  # carry the solution's functions
+    f"jit_custom_jvp_call-{HASH}-cache",
+    "jit_multiply",  # not a cache entry
+    f"README-{HASH}",
+])
+def test_programs_that_could_hold_the_solution_are_dropped(entry):
+    assert not is_library_program(entry, frozenset({"set_diagonal", "histogram"}))
+
+
+def test_defined_names_are_the_functions_classes_and_assignment_targets():
+    names = defined_names(["def f(x):\n    y = x\n    return y\nclass K: pass\nstep = jax.jit(f)", "def broken(:"])
+    assert names == {"f", "y", "K", "step"}
+
+
+# --- the store, with real sandbox children -------------------------------------------
+
+def test_a_failed_build_shares_nothing_and_is_not_retried(tmp_path):
+    calls = []
+
+    def build(assignment, directory):
+        calls.append(assignment)
+        raise RuntimeError("no solution")
+
+    store = SharedPrograms(tmp_path, build)
+    assert store.for_assignment(ASSIGNMENT) is None
+    assert store.for_assignment(ASSIGNMENT) is None
+    assert calls == [ASSIGNMENT]
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """02's solution, a spoiler and a stub graded in one batch with shared programs, and again without."""
+    config = grading_config.load()
+    root = tmp_path_factory.mktemp("batch")
+    submissions = root / "submissions"
+    submissions.mkdir()
+    (submissions / f"solution_{ASSIGNMENT}.ipynb").write_bytes(SOLUTION.read_bytes())
+    (submissions / f"spoiler_{ASSIGNMENT}.py").write_text(SPOILER)
+    (submissions / f"stub_{ASSIGNMENT}.ipynb").write_bytes((REPO / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes())
+    with_programs = grade_batch([submissions], root / "with", config, seed=2026, jobs=1)
+    return {r["extra_data"]["submission"]: r for r in with_programs}, root, config
+
+
+def test_a_child_that_spoils_its_copy_spoils_nothing_else(batch):
+    results, _, _ = batch
+    spoiler = results[f"spoiler_{ASSIGNMENT}"]
+    passed = [t for t in spoiler["tests"] if t["name"].startswith("sum_of_positive_numbers")]
+    assert passed and all(t["status"] == "passed" for t in passed), passed
+    # The solution, graded after the spoiler by the same worker, still gets full marks from intact programs.
+    solution = results[f"solution_{ASSIGNMENT}"]
+    assert solution["score"] == solution["extra_data"]["max_score"], solution
+
+
+def test_grading_with_shared_programs_gives_the_same_results_as_without(batch, tmp_path):
+    results, root, config = batch
+    for name, result in results.items():
+        if name.startswith("spoiler"):
+            continue  # without programs it has no cache directory to spoil, and fails on that
+        path = next((root / "submissions").glob(f"{name}.*"))
+        without = grade_submission(path, config, seed=2026).to_gradescope()
+        assert result["tests"] == without["tests"], name
+        assert not any("changed the grading environment" in note for note in result["extra_data"].get("notes", [])), name
+
+
+def test_the_store_holds_library_programs_only_and_children_cannot_change_it(tmp_path):
+    config = grading_config.load()
+    built = []
+
+    def build(assignment, directory):
+        # What a worker does, with a writing child of its own (see batch_worker._build_programs).
+        from autograder.sandbox.limits import ChildLimits
+        from autograder.sandbox.parent import SandboxTransport
+        from autograder.runner import run_checks
+        from autograder.submission import Submission
+
+        transport = SandboxTransport(SOLUTION, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
+                                     compilation_cache=shared_programs.WRITE)
+        try:
+            transport.start()
+            run_checks(assignment, Submission(transport), 2026)
+            written = transport.workdir / CACHE_DIRECTORY
+            built.extend(entry.name for entry in written.iterdir())
+            defined = defined_names([cell.source for cell in read(SOLUTION).cells])
+            shared_programs.keep_library_programs(written, defined, directory)
+        finally:
+            transport.close()
+
+    store = SharedPrograms(tmp_path / "store", build)
+    (tmp_path / "store").mkdir()
+    directory = store.for_assignment(ASSIGNMENT)
+    assert directory is not None
+    kept = sorted(entry.name for entry in directory.iterdir())
+    assert kept and all(is_library_program(name, frozenset(config.functions(ASSIGNMENT))) for name in kept)
+    named_after_graded = {name for name in built
+                          if any(name.startswith(f"jit_{function}-") for function in config.functions(ASSIGNMENT))}
+    assert named_after_graded and not named_after_graded & set(kept), named_after_graded
+    before = {entry.name: hashlib.sha256(entry.read_bytes()).hexdigest() for entry in directory.iterdir()}
+    spoiler = tmp_path / f"spoiler_{ASSIGNMENT}.py"
+    spoiler.write_text(SPOILER)
+    result = grade_submission(spoiler, config, seed=2026, assignment=ASSIGNMENT, programs=store,
+                              functions={"sum_of_positive_numbers"})
+    assert result.score == result.max_score > 0, json.dumps([c.feedback for c in result.checks])
+    assert {entry.name: hashlib.sha256(entry.read_bytes()).hexdigest() for entry in directory.iterdir()} == before
