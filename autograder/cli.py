@@ -10,6 +10,22 @@ from pathlib import Path
 from autograder import grading_config
 
 
+def run() -> None:
+    """The `autograder` command: main(), then exit at once.
+
+    Everything is written by then (results atomically, JAX's cache entries as
+    they compile); what interpreter shutdown would still do, mostly tearing
+    down JAX's CPU backend, takes about 0.4 s, a fifth of a warm `check`.
+    """
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
