@@ -33,3 +33,20 @@ def test_benchmark_smoke_run(tmp_path):
     graded = summary["raw"]["autograder"]["submissions"]
     assert {g["kind"] for g in graded} == {"full", "partial"}
     assert max(g["score"] for g in graded) == 17, "the full solution earns every point"
+
+
+def test_breakdown_smoke_run_splits_check_time_and_warm_compiles_less(tmp_path):
+    out = tmp_path / "breakdown.json"
+    completed = subprocess.run([sys.executable, str(REPO / "benchmarks" / "breakdown.py"), "04_static_args",
+                                "--json", str(out)], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "04_static_args" in completed.stdout
+    runs = json.loads(out.read_text())["04_static_args"]
+    for run in runs.values():
+        parts = run["seconds"]
+        assert set(parts) == {"start-up", "imports", "tracing", "lowering", "compiling", "of which cache reads", "rest"}
+        assert all(seconds >= 0 for seconds in parts.values())
+        assert sum(v for k, v in parts.items() if k != "of which cache reads") <= run["wall_seconds"] + 0.05
+    # The warm run loads what the cold one compiled: the check's compilation cache works.
+    assert runs["warm"]["seconds"]["of which cache reads"] > 0
+    assert runs["warm"]["seconds"]["compiling"] < runs["cold"]["seconds"]["compiling"] / 2
