@@ -25,17 +25,15 @@ import json
 import os
 import resource
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
 
-from autograder import compilation_cache, example_cells, grading_config, suite_session
+from autograder import compilation_cache, grading_config, suite_session
 from autograder.grading import grade_submission
 from autograder.reports import gradescope_json
 from autograder.sandbox import shared_programs
-from autograder.sandbox.limits import ChildLimits
-from autograder.sandbox.parent import SandboxTransport
-from autograder.submission import Submission
 from autograder.submission_source import read
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
@@ -60,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 class _Worker:
     def __init__(self, args, config: grading_config.GradingConfig, report):
         self.args, self.config, self._report = args, config, report
+        self._backend = "strict" if args.sandbox == "strict" else "sandbox"
         self._zygote, self._zygote_failed = None, False
         self._renew_zygote()  # first: it imports JAX while this process does the same
         compilation_cache.enable("grade")
@@ -85,8 +84,7 @@ class _Worker:
         try:
             result = grade_submission(
                 job["path"], self.config, seed=self.args.seed, assignment=self.args.assignment, name=job["name"],
-                backend="strict" if self.args.sandbox == "strict" else "sandbox",
-                run_suite=run_checks, zygote=self._zygote, programs=self._programs, usage=usage)
+                backend=self._backend, run_suite=run_checks, zygote=self._zygote, programs=self._programs, usage=usage)
             seconds = time.monotonic() - started
             data = result.to_gradescope()
             data["extra_data"]["finished"] = True
@@ -101,21 +99,11 @@ class _Worker:
     def _build_programs(self, assignment: str, directory: Path) -> None:
         """Grade the kit's solution in a child that writes JAX's cache; keep the programs of JAX's own operations."""
         solution = grading_config.REPO_ROOT / "solutions" / assignment / f"{assignment}.ipynb"
-        source = read(solution)  # no solution: SubmissionError, and nothing to share
-        skip = example_cells.cells_to_skip(source.cells, example_cells.released_cells(assignment),
-                                           frozenset(self.config.functions(assignment)))
-        transport = SandboxTransport(solution, self.config.limits, child_limits=ChildLimits.from_config(self.config.sandbox),
-                                     strict=self.args.sandbox == "strict", zygote=self._zygote, skip_cells=skip,
-                                     compilation_cache=shared_programs.WRITE)
-        try:
-            report = transport.start()
-            if transport.load_failed:
-                raise RuntimeError(f"the solution of {assignment} did not load: {report.notes}")
-            self._run_checks(assignment, Submission(transport, report.notes), self.args.seed)
-            defined = shared_programs.defined_names([cell.source for cell in source.cells])
-            shared_programs.keep_library_programs(transport.workdir / shared_programs.CACHE_DIRECTORY, defined, directory)
-        finally:
-            transport.close()
+        defined = shared_programs.defined_names([cell.source for cell in read(solution).cells])  # no solution: raises
+        with tempfile.TemporaryDirectory(prefix="autograder-written-") as written:
+            grade_submission(solution, self.config, seed=self.args.seed, assignment=assignment, backend=self._backend,
+                             run_suite=self._run_checks, zygote=self._zygote, write_programs_to=Path(written))
+            shared_programs.keep_library_programs(Path(written), defined, directory)
 
     def _memory(self, usage: dict) -> dict:
         """Peak resident memory so far, in MiB: this worker, its zygote, and this submission's sandbox children."""

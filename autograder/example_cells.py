@@ -89,6 +89,11 @@ def _released_cells(path: str) -> ReleasedCells:
     return ReleasedCells(frozenset(examples), frozenset(locked))
 
 
+def cells_to_skip_in(assignment: str, cells: tuple[CodeCell, ...], config) -> frozenset[int]:
+    """cells_to_skip against `assignment`'s released notebook and the functions grading.toml grades."""
+    return cells_to_skip(cells, released_cells(assignment), frozenset(config.functions(assignment)))
+
+
 def cells_to_skip(cells: tuple[CodeCell, ...], released: ReleasedCells, graded: frozenset[str]) -> frozenset[int]:
     """Numbers of the cells that are unchanged examples nothing graded depends on (rules 1-4 above)."""
     candidates = {cell.number for cell in cells if cell.source in released.examples}

@@ -37,6 +37,7 @@ def grade_submission(
     run_suite: Callable[..., list[CheckOutcome]] = run_checks,
     zygote=None,
     programs=None,
+    write_programs_to: Path | None = None,
     usage: dict | None = None,
 ) -> SubmissionResult:
     """Grade the file at `path`; never raises for anything the submission does.
@@ -44,7 +45,9 @@ def grade_submission(
     A batch worker passes its long-lived pytest session as `run_suite` (see
     suite_session), its zygote, which forks the sandbox child, and its batch's
     store of JAX's compiled programs (sandbox.shared_programs.SharedPrograms);
-    `usage`, if given, receives the children's peak memory ("child_peak_rss_kb").
+    to build that store, it grades the solution with `write_programs_to`, a
+    directory that receives what the child compiled. `usage`, if given,
+    receives the children's peak memory ("child_peak_rss_kb").
     """
     path = Path(path)
     name = name or path.stem
@@ -54,12 +57,12 @@ def grade_submission(
     except SubmissionError as error:
         assignment = _guess_assignment(path, config, assignment)
         return unreadable_result(name, path, assignment, config, seed, str(error), functions)
-    skip = example_cells.cells_to_skip(source.cells, example_cells.released_cells(assignment),
-                                    frozenset(config.functions(assignment)))
+    skip = example_cells.cells_to_skip_in(assignment, source.cells, config)
     if backend in ("sandbox", "strict"):
         transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
                                      strict=backend == "strict", zygote=zygote, skip_cells=skip,
-                                     programs=programs.for_assignment(assignment) if programs else None)
+                                     programs=programs.for_assignment(assignment) if programs else None,
+                                     write_programs_to=write_programs_to)
         try:
             report = transport.start()
             outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)

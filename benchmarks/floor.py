@@ -120,8 +120,7 @@ def _skipped(assignment: str, source) -> frozenset[int]:
     """The cells grading does not run (autograder.example_cells)."""
     from autograder import example_cells, grading_config
 
-    graded = frozenset(grading_config.load().functions(assignment))
-    return example_cells.cells_to_skip(source.cells, example_cells.released_cells(assignment), graded)
+    return example_cells.cells_to_skip_in(assignment, source.cells, grading_config.load())
 
 
 if __name__ == "__main__":

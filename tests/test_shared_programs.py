@@ -117,23 +117,12 @@ def test_the_store_holds_library_programs_only_and_children_cannot_change_it(tmp
     built = []
 
     def build(assignment, directory):
-        # What a worker does, with a writing child of its own (see batch_worker._build_programs).
-        from autograder.sandbox.limits import ChildLimits
-        from autograder.sandbox.parent import SandboxTransport
-        from autograder.runner import run_checks
-        from autograder.submission import Submission
-
-        transport = SandboxTransport(SOLUTION, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
-                                     compilation_cache=shared_programs.WRITE)
-        try:
-            transport.start()
-            run_checks(assignment, Submission(transport), 2026)
-            written = transport.workdir / CACHE_DIRECTORY
-            built.extend(entry.name for entry in written.iterdir())
-            defined = defined_names([cell.source for cell in read(SOLUTION).cells])
-            shared_programs.keep_library_programs(written, defined, directory)
-        finally:
-            transport.close()
+        # What a worker does (see batch_worker._build_programs).
+        written = tmp_path / "written"
+        grade_submission(SOLUTION, config, seed=2026, write_programs_to=written)
+        built.extend(entry.name for entry in written.iterdir())
+        defined = defined_names([cell.source for cell in read(SOLUTION).cells])
+        shared_programs.keep_library_programs(written, defined, directory)
 
     store = SharedPrograms(tmp_path / "store", build)
     (tmp_path / "store").mkdir()

@@ -36,8 +36,9 @@ def write_message(fd: int, header: dict, arrays: list[np.ndarray]) -> None:
     if len(arrays) > MAX_ARRAYS:
         raise WireFormatError(f"{len(arrays)} arrays exceed the cap of {MAX_ARRAYS}")
     payloads = [array_to_bytes(array) for array in arrays]
-    if sum(map(len, payloads)) > MAX_MESSAGE_BYTES:
-        raise WireFormatError(f"arrays of {sum(map(len, payloads))} bytes exceed the cap of {MAX_MESSAGE_BYTES}")
+    size = sum(map(len, payloads))
+    if size > MAX_MESSAGE_BYTES:
+        raise WireFormatError(f"arrays of {size} bytes exceed the cap of {MAX_MESSAGE_BYTES}")
     header = dict(header, arrays=len(arrays))
     _write_frame(fd, json.dumps(header).encode("utf-8"))
     for payload in payloads:

@@ -48,11 +48,12 @@ class SandboxTransport:
     def __init__(self, submission_path: Path, limits: Limits, python: str = sys.executable,
                  child_limits: ChildLimits | None = None, strict: bool = False, zygote=None,
                  skip_cells: frozenset[int] = frozenset(), programs: Path | None = None,
-                 compilation_cache: str | None = None):
+                 write_programs_to: Path | None = None):
         """`skip_cells`: the cell numbers the child does not run (see example_cells).
         `programs`: JAX's compiled programs to give the child, which then reads
-        them (see sandbox.shared_programs); `compilation_cache="write"` has the
-        child write its own instead (to build them)."""
+        them (see sandbox.shared_programs); `write_programs_to`: a directory
+        that receives, at close(), the programs the child compiled (to build
+        such a store)."""
         self.call_seconds = limits.call_seconds
         self._child_limits = child_limits or ChildLimits()
         self._strict = strict
@@ -70,7 +71,9 @@ class SandboxTransport:
         self.load_report: LoadReport | None = None
         self._skip_cells = sorted(skip_cells)
         self._programs = programs
-        self._compilation_cache = shared_programs.READ if programs is not None else compilation_cache
+        self._write_programs_to = write_programs_to
+        self._compilation_cache = (shared_programs.READ if programs is not None
+                                   else shared_programs.WRITE if write_programs_to is not None else None)
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -86,6 +89,8 @@ class SandboxTransport:
     def close(self) -> None:
         self._kill()
         if self._workdir is not None:
+            if self._write_programs_to is not None:
+                shared_programs.take_from_child(self._workdir, self._write_programs_to)
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
 
@@ -94,14 +99,6 @@ class SandboxTransport:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-    @property
-    def workdir(self) -> Path | None:
-        return self._workdir
-
-    @property
-    def load_failed(self) -> bool:
-        return self._load_failure is not None
 
     def captured_output(self) -> str:
         """What the student's code printed (capped), for the feedback only."""

@@ -82,7 +82,7 @@ class SharedPrograms:
     """A batch's store: <root>/<assignment>/ holds that assignment's programs, built by the first worker to need them.
 
     `build(assignment, directory)` fills `directory` (a grading worker grades
-    the solution in a writing child, then calls keep_library_programs). The
+    the solution with `write_programs_to`, then calls keep_library_programs). The
     batch's workers share `root`; a file lock per assignment makes one of
     them build while the others wait, and a failed build leaves nothing to
     share (every child compiles everything, as without a store).
@@ -117,6 +117,15 @@ def keep_library_programs(written: Path, defined: frozenset[str], directory: Pat
             if total > MAX_BYTES:
                 return
             shutil.copyfile(entry, directory / entry.name)
+
+
+def take_from_child(workdir: Path, target: Path) -> None:
+    """Move what a writing child's JAX cache holds into `target` (unfiltered: see keep_library_programs)."""
+    written = workdir / CACHE_DIRECTORY
+    target.mkdir(parents=True, exist_ok=True)
+    for entry in written.iterdir() if written.is_dir() else []:
+        if entry.is_file() and not entry.is_symlink():
+            shutil.move(entry, target / entry.name)
 
 
 def give_to_child(programs: Path, workdir: Path) -> None:
