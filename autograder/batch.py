@@ -68,7 +68,7 @@ def discover(paths: list[Path]) -> list[BatchItem]:
 
 def grade_batch(
     paths: list[Path], out_dir: Path, config: GradingConfig, *, seed: int, jobs: int = 1,
-    assignment: str | None = None, resume: bool = False, sandbox: str = "default",
+    assignment: str | None = None, resume: bool = False, sandbox: str = "os",
 ) -> list[dict]:
     """Grade every submission under `paths` into `out_dir`; returns the results.json contents."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -86,6 +86,7 @@ def grade_batch(
     for item in todo:
         pending.put(item)
     programs = Path(tempfile.mkdtemp(prefix="autograder-programs-"))  # the workers' shared_programs store
+    programs.chmod(0o755)  # children read it (through a read-only view) as uids of their own
     try:
         command = worker_command(config.source, seed, assignment, sandbox, programs)
         workers = max(1, min(jobs, len(todo)))

@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--assignment")
     parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH)
-    parser.add_argument("--sandbox", choices=("default", "strict"), default="default")
+    parser.add_argument("--sandbox", choices=("os", "process"), default="os")
     parser.add_argument("--report-fd", type=int, required=True)
     parser.add_argument("--programs-dir", type=Path, help="the batch's store of JAX's compiled programs, shared by its workers")
     args = parser.parse_args(argv)
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 class _Worker:
     def __init__(self, args, config: grading_config.GradingConfig, report):
         self.args, self.config, self._report = args, config, report
-        self._backend = "strict" if args.sandbox == "strict" else "sandbox"
+        self._backend = "sandbox" if args.sandbox == "os" else "process"
         self._zygote, self._zygote_failed = None, False
         self._renew_zygote()  # first: it imports JAX while this process does the same
         compilation_cache.enable("grade")
@@ -88,6 +88,7 @@ class _Worker:
             seconds = time.monotonic() - started
             data = result.to_gradescope()
             data["extra_data"]["finished"] = True
+            data["extra_data"]["sandbox"] = self.args.sandbox
             data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(usage)}
             gradescope_json.write_json_atomically(data, Path(job["results"]))
         except Exception:
@@ -112,8 +113,8 @@ class _Worker:
                 "sandbox_peak_rss_mb": round(usage.get("child_peak_rss_kb", 0) / 1024, 1) or None}
 
     def _renew_zygote(self) -> None:
-        """A zygote for the next submission: the running one, or a new one if it died (strict mode: none)."""
-        if self.args.sandbox == "strict" or self._zygote_failed:
+        """A zygote for the next submission: the running one, or a new one if it died."""
+        if self._zygote_failed:
             return
         if self._zygote is not None and self._zygote.alive:
             return
@@ -123,12 +124,14 @@ class _Worker:
             self._zygote = None
             if never_ready:  # it cannot start here: do not try again for every submission
                 self._zygote_failed = True
-                print("autograder: the zygote could not start; sandbox children will be spawned", file=sys.__stderr__)
+                print("autograder: the zygote could not start; each submission will start its own",
+                      file=sys.__stderr__)
                 return
         try:
-            self._zygote = Zygote()
+            self._zygote = Zygote(mode=self.args.sandbox, programs=self.args.programs_dir)
         except (OSError, ZygoteUnavailable) as error:
-            print(f"autograder: sandbox children will be spawned, not forked: {error}", file=sys.__stderr__)
+            print(f"autograder: the zygote could not start ({error}); each submission will start its own",
+                  file=sys.__stderr__)
 
     def _send(self, message: dict) -> None:
         self._report.write(json.dumps(message) + "\n")

@@ -56,8 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--seed", type=int)
     grade.add_argument("--assignment", help="grade every submission as this assignment")
     grade.add_argument("--resume", action="store_true", help="skip submissions that already have a finished result")
-    grade.add_argument("--sandbox", choices=("default", "strict"), default="default",
-                       help="strict: also run each child as an unprivileged user without network (needs root)")
+    grade.add_argument("--sandbox", choices=("os", "process"), default="os",
+                       help="os (default): each submission in an OS sandbox of its own (Linux, root, bubblewrap); "
+                            "process: a plain child process, weaker, for machines without those")
     grade.set_defaults(command=_grade)
 
     release = commands.add_parser("release", help="sync check-cell points from grading.toml and regenerate assignments/ with nbgrader")
@@ -88,14 +89,17 @@ def _check(args, config) -> int:
 def _grade(args, config) -> int:
     from autograder.batch import grade_batch
 
-    if args.sandbox == "strict":
-        from autograder.sandbox import strict_mode
+    if args.sandbox == "os":
+        from autograder.sandbox import os_isolation
 
         try:
-            strict_mode.check_available(sys.executable)
-        except strict_mode.StrictModeUnavailable as error:
-            print(f"autograder: {error}", file=sys.stderr)
+            os_isolation.check_available(sys.executable)
+        except os_isolation.IsolationUnavailable as error:
+            print(f"autograder: cannot grade: {error}", file=sys.stderr)
             return 2
+    else:
+        print("autograder: --sandbox process: submissions run as ordinary child processes without OS isolation; "
+              "a hostile submission can change grades. Every result records this mode.", file=sys.stderr)
     seed = config.resolve_seed("grade", args.seed)
     results = grade_batch(args.paths, args.out, config, seed=seed, jobs=args.jobs,
                           assignment=args.assignment, resume=args.resume, sandbox=args.sandbox)

@@ -22,7 +22,9 @@ from autograder.sandbox.parent import SandboxTransport
 from autograder.submission import Submission
 from autograder.submission_source import SubmissionError, read, resolve_assignment
 
-BACKENDS = ("sandbox", "strict", "inprocess")
+# "sandbox": the OS sandbox (sandbox.os_isolation); "process": a sandbox child without
+# OS isolation (explicitly weaker); "inprocess": the student's own process (`check`).
+BACKENDS = ("sandbox", "process", "inprocess")
 
 
 def grade_submission(
@@ -58,9 +60,9 @@ def grade_submission(
         assignment = _guess_assignment(path, config, assignment)
         return unreadable_result(name, path, assignment, config, seed, str(error), functions)
     skip = example_cells.cells_to_skip_in(assignment, source.cells, config)
-    if backend in ("sandbox", "strict"):
+    if backend in ("sandbox", "process"):
         transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
-                                     strict=backend == "strict", zygote=zygote, skip_cells=skip,
+                                     mode="os" if backend == "sandbox" else "process", zygote=zygote, skip_cells=skip,
                                      programs=programs.for_assignment(assignment) if programs else None,
                                      write_programs_to=write_programs_to)
         try:

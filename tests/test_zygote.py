@@ -1,9 +1,10 @@
-"""A child forked from the zygote is a fresh, isolated process, like a spawned one.
+"""A child forked from the zygote is a fresh, isolated process, in both sandbox modes.
 
 A probe submission reports, from inside the sandbox, what its process looks
 like before it touches JAX: session and process group, limits, working
 directory, environment, open descriptors, the audit hook, threads and JAX
-backends. The forked child must report what a spawned child reports.
+backends. Both modes give the same fresh process; the OS sandbox adds its
+own uid, PID namespace and private working directory (tests/test_os_sandbox.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 import pytest
 
 from autograder import grading_config
+from autograder.sandbox.confinement import WORKDIR
 from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
 from autograder.sandbox.zygote_client import ForkedChild, Zygote
@@ -29,8 +31,8 @@ facts = {
     "backend_started_before_student_code": xla_bridge.backends_are_initialized(),
     "threads": [threading.active_count(), len(os.listdir("/proc/self/task"))],
     "pid": os.getpid(),
-    "own_session": os.getsid(0) == os.getpid(),
-    "own_process_group": os.getpgrp() == os.getpid(),
+    "own_session": os.getsid(0) == os.getpid() or os.getpid() == 1,
+    "own_process_group": os.getpgrp() == os.getpid() or os.getpid() == 1,
     "limits": {name: list(resource.getrlimit(getattr(resource, name)))
                for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE")},
     "cwd": os.getcwd(),
@@ -59,9 +61,9 @@ def answer(x):
 LIMITS = ChildLimits(memory_bytes=2900 << 20, cpu_seconds=123, file_bytes=7 << 20, open_files=200)
 
 
-@pytest.fixture(scope="module")
-def zygote():
-    started = Zygote()
+@pytest.fixture(scope="module", params=["os", "process"])
+def zygote(request):
+    started = Zygote(mode=request.param)
     yield started
     started.close()
 
@@ -73,24 +75,27 @@ def probe(tmp_path):
     return path
 
 
-def _facts(path, zygote=None) -> tuple[dict, SandboxTransport]:
-    transport = SandboxTransport(path, grading_config.load().limits, child_limits=LIMITS, zygote=zygote)
+def _facts(path, zygote=None, mode=None) -> tuple[dict, SandboxTransport]:
+    mode = mode or zygote.mode
+    transport = SandboxTransport(path, grading_config.load().limits, mode=mode, child_limits=LIMITS, zygote=zygote)
     try:
         report = transport.start()
         assert not report.problems, report.notes
         printed = transport.captured_output()
         child = transport._process
-        workdir = transport._workdir
+        workdir = transport._workdir.resolve() if mode == "process" else WORKDIR
     finally:
         transport.close()
     facts = json.loads(printed.split("FACTS", 1)[1])
-    return dict(facts, workdir=str(workdir.resolve()), forked=isinstance(child, ForkedChild)), transport
+    return dict(facts, workdir=str(workdir), forked=isinstance(child, ForkedChild)), transport
 
 
 def test_forked_child_is_fresh_and_isolated(zygote, probe):
     facts, _ = _facts(probe, zygote)
     assert facts["forked"], "the child should come from the zygote"
     assert facts["pid"] not in (os.getpid(), zygote.pid)
+    if zygote.mode == "os":
+        assert facts["pid"] == 1, "PID 1 of a namespace of its own"
     assert facts["own_session"] and facts["own_process_group"]
     assert facts["limits"] == {"RLIMIT_AS": [2900 << 20] * 2, "RLIMIT_CPU": [123] * 2, "RLIMIT_FSIZE": [7 << 20] * 2,
                                "RLIMIT_NOFILE": [200] * 2, "RLIMIT_CORE": [0, 0]}
@@ -100,6 +105,7 @@ def test_forked_child_is_fresh_and_isolated(zygote, probe):
     assert facts["isolated"] == 1
     assert facts["fds"][:5] == [0, 1, 2, 3, 4] and len(facts["fds"]) <= 6  # + the descriptor listing /proc/self/fd
     assert facts["fork"] == "refused" and facts["read_suite"] == "refused", "audit hook installed after fork"
+    assert not os.path.exists(facts["workdir"]) or zygote.mode == "os", "the parent removed the working directory"
     assert facts["backend_started_before_student_code"] is False
     assert facts["threads"] == [1, 1], "forked from a single-threaded zygote"
     assert facts["jax_works_after_fork"] == 6
@@ -108,20 +114,19 @@ def test_forked_child_is_fresh_and_isolated(zygote, probe):
 def test_each_forked_child_starts_from_the_zygote_not_from_the_last_child(zygote, probe):
     first, _ = _facts(probe, zygote)
     second, _ = _facts(probe, zygote)
-    assert first["pid"] != second["pid"]
+    assert zygote.mode == "os" or first["pid"] != second["pid"]
     assert not first["leftover_from_a_previous_child"] and not second["leftover_from_a_previous_child"]
 
 
-def test_forked_and_spawned_children_look_the_same(zygote, probe):
-    forked, _ = _facts(probe, zygote)
-    spawned, _ = _facts(probe, None)
-    assert not spawned["forked"]
+def test_a_transport_without_a_zygote_starts_its_own_and_gets_the_same_child(zygote, probe):
+    given, _ = _facts(probe, zygote)
+    own, _ = _facts(probe, None, mode=zygote.mode)
+    assert own["forked"]
     volatile = {"pid", "cwd", "workdir", "env", "forked", "threads", "fds"}
-    assert {k: v for k, v in forked.items() if k not in volatile} == {k: v for k, v in spawned.items() if k not in volatile}
-    assert {k: v for k, v in forked["env"].items() if k not in ("HOME", "TMPDIR")} == \
-        {k: v for k, v in spawned["env"].items() if k not in ("HOME", "TMPDIR")}
-    assert set(forked["env"]) == set(spawned["env"])
-    assert len(forked["fds"]) == len(spawned["fds"]), (forked["fds"], spawned["fds"])  # the pipes may be numbered differently
+    assert {k: v for k, v in given.items() if k not in volatile} == {k: v for k, v in own.items() if k not in volatile}
+    assert given["env"] == own["env"] or zygote.mode == "process"
+    assert set(given["env"]) == set(own["env"])
+    assert len(given["fds"]) == len(own["fds"]), (given["fds"], own["fds"])  # the pipes may be numbered differently
 
 
 def test_a_child_that_outlives_its_deadline_is_killed_with_its_group(zygote, tmp_path):
@@ -129,7 +134,7 @@ def test_a_child_that_outlives_its_deadline_is_killed_with_its_group(zygote, tmp
     path.write_text("while True:\n    pass\n")
     config = grading_config.load()
     limits = type(config.limits)(submission_seconds=30, load_seconds=2, call_seconds=2)
-    transport = SandboxTransport(path, limits, child_limits=LIMITS, zygote=zygote)
+    transport = SandboxTransport(path, limits, mode=zygote.mode, child_limits=LIMITS, zygote=zygote)
     try:
         report = transport.start()
         assert "did not finish within" in report.notes[0]

@@ -1,23 +1,30 @@
 """The trusted side of the sandbox: starts the child and carries requests.
 
-Each submission gets its own child process in a fresh working directory with
-an allow-listed environment, in its own process group so that a timeout
-kills everything it started. A child that dies or hangs costs the current
-check; the next check gets a fresh child, so one endless loop does not zero
-the other exercises. The child is spawned (`python -I -m
-autograder.sandbox.child`), or, when a zygote is given, forked from that
-pre-started process that has already imported JAX (see sandbox.zygote): the
-same isolated child without a Python start-up and `import jax` of its own.
+Each submission's code runs in a child process forked by a zygote (see
+sandbox.zygote), which has imported JAX once for all of them. In the OS
+sandbox (`mode="os"`, the default of `autograder grade`) the zygote lives in
+bubblewrap and every child gets its own uid, PID namespace and private tmpfs
+(sandbox.os_isolation, sandbox.confinement); in `mode="process"` the child is
+an ordinary process with OS limits, an audit hook and a fresh temporary
+directory, which protects against accidents, not against an attacker.
+
+Everything crosses the boundary through pipes: the submission's bytes go in
+with the load request, answers come back as data-only messages (framing),
+and what student code prints comes through a pipe the parent reads up to a
+cap. The parent never opens a file the child could have written. A child that
+dies or hangs costs the current check; the next check gets a fresh child, so
+one endless loop does not zero the other exercises.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -26,54 +33,55 @@ import numpy as np
 from autograder import messages
 from autograder.cell_execution import LoadReport
 from autograder.grading_config import Limits
-from autograder.sandbox import framing, shared_programs, strict_mode
+from autograder.sandbox import framing, os_isolation
+from autograder.sandbox.confinement import WORKDIR
 from autograder.sandbox.limits import ChildLimits
-from autograder.sandbox.zygote_client import ForkedChild, ZygoteUnavailable
+from autograder.sandbox.zygote_client import ForkedChild, Zygote, ZygoteUnavailable, child_environment
 from autograder.submission import TransportFailure
 
+MODES = ("os", "process")
 OUTPUT_CAP_BYTES = 1 << 20
-_ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
-
-
-def child_environment(home: Path) -> dict[str, str]:
-    """The whole environment of a child: the allow-listed variables, its own HOME and TMPDIR, JAX on CPU."""
-    env = {k: os.environ[k] for k in _ENV_ALLOWED if k in os.environ}
-    env.update(HOME=str(home), TMPDIR=str(home), JAX_PLATFORMS="cpu")
-    return env
+SUBMISSION_CAP_BYTES = 32 << 20
+TMPFS_BYTES = 512 << 20  # the OS sandbox child's whole writable space
 
 
 class SandboxTransport:
-    """Requests to one submission running in a child process."""
+    """Requests to one submission running in a sandbox child."""
 
-    def __init__(self, submission_path: Path, limits: Limits, python: str = sys.executable,
-                 child_limits: ChildLimits | None = None, strict: bool = False, zygote=None,
+    def __init__(self, submission_path: Path, limits: Limits, *, mode: str = "os", python: str = sys.executable,
+                 child_limits: ChildLimits | None = None, zygote: Zygote | None = None,
                  skip_cells: frozenset[int] = frozenset(), programs: Path | None = None,
-                 write_programs_to: Path | None = None):
-        """`skip_cells`: the cell numbers the child does not run (see example_cells).
-        `programs`: JAX's compiled programs to give the child, which then reads
-        them (see sandbox.shared_programs); `write_programs_to`: a directory
-        that receives, at close(), the programs the child compiled (to build
-        such a store)."""
+                 write_programs_to: Path | None = None, uids: os_isolation.UidPool | None = None):
+        """`zygote`: a started zygote of the same mode to fork children from (a
+        grading worker's); without one the transport starts its own.
+        `skip_cells`: the cell numbers the child does not run (see example_cells).
+        `programs`: the batch's store of JAX's compiled programs for this
+        assignment, which the child copies and reads (see sandbox.shared_programs);
+        `write_programs_to`: a directory that receives, at close(), the
+        programs the child compiled (to build such a store)."""
+        if mode not in MODES:
+            raise ValueError(f"sandbox mode must be one of {MODES}, got {mode!r}")
+        self.mode = mode
         self.call_seconds = limits.call_seconds
-        self._child_limits = child_limits or ChildLimits()
-        self._strict = strict
         self.submission_seconds = limits.submission_seconds
         self._limits = limits
+        self._child_limits = child_limits or ChildLimits()
         self._python = python
-        # Strict mode starts the child through unshare and setpriv, which a fork cannot.
-        self._zygote = None if strict else zygote
-        self._source_path = Path(submission_path).resolve()
+        self._zygote = zygote
+        self._own_zygote: Zygote | None = None
+        self._uids = uids or (os_isolation.UidPool() if mode == "os" else None)
+        self._uid: int | None = None
+        self._source_path = Path(submission_path)
         self._deadline = time.monotonic() + limits.submission_seconds
-        self._process: _SpawnedChild | ForkedChild | None = None
-        self.child_maxrss_kb = 0  # peak resident memory of this submission's children (forked ones)
-        self._workdir: Path | None = None
+        self._process: ForkedChild | None = None
+        self._output = _OutputDrain(OUTPUT_CAP_BYTES)
+        self.child_maxrss_kb = 0  # peak resident memory of this submission's children
+        self._workdir: Path | None = None  # process mode only: the OS sandbox child's is its own tmpfs
         self._load_failure: str | None = None
         self.load_report: LoadReport | None = None
         self._skip_cells = sorted(skip_cells)
         self._programs = programs
         self._write_programs_to = write_programs_to
-        self._compilation_cache = (shared_programs.READ if programs is not None
-                                   else shared_programs.WRITE if write_programs_to is not None else None)
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -87,11 +95,14 @@ class SandboxTransport:
         return report
 
     def close(self) -> None:
+        if self._write_programs_to is not None and self._load_failure is None:
+            self._receive_programs()
         self._kill()
+        if self._own_zygote is not None:
+            self._own_zygote.close()
+            self._own_zygote = None
         if self._workdir is not None:
-            if self._write_programs_to is not None:
-                shared_programs.take_from_child(self._workdir, self._write_programs_to)
-            shutil.rmtree(self._workdir, ignore_errors=True)
+            shutil.rmtree(self._workdir, ignore_errors=True)  # fd-based: never follows the child's symlinks
             self._workdir = None
 
     def __enter__(self) -> "SandboxTransport":
@@ -102,14 +113,7 @@ class SandboxTransport:
 
     def captured_output(self) -> str:
         """What the student's code printed (capped), for the feedback only."""
-        if self._workdir is None:
-            return ""
-        path = self._workdir / "output.txt"
-        try:
-            with open(path, "rb") as handle:
-                return handle.read(OUTPUT_CAP_BYTES).decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return self._output.text()
 
     # --- requests ------------------------------------------------------------
 
@@ -150,35 +154,17 @@ class SandboxTransport:
 
     def _spawn_and_load(self) -> LoadReport:
         self._kill()
-        if self._workdir is None:
-            self._workdir = Path(tempfile.mkdtemp(prefix="autograder-"))
-        submission = self._workdir / self._source_path.name
-        if not submission.exists():
-            shutil.copyfile(self._source_path, submission)
-        if self._programs is not None:
-            shared_programs.give_to_child(self._programs, self._workdir)  # afresh for every child
-        request_read, request_write = os.pipe()
-        response_read, response_write = os.pipe()
-        output = open(self._workdir / "output.txt", "wb")
-        env = child_environment(self._workdir)
         try:
-            self._process = None
-            if self._zygote is not None:
-                try:
-                    self._process = self._zygote.fork(self._workdir, env, self._child_limits,
-                                                      (request_read, response_write, output.fileno()))
-                except ZygoteUnavailable:
-                    self._zygote = None  # spawn this submission's children instead
-            if self._process is None:
-                self._process = self._spawn(request_read, response_write, output, env)
-        finally:
-            os.close(request_read)
-            os.close(response_write)
-            output.close()
-        self._request_fd, self._response_fd = request_write, response_read
+            submission = _read_capped(self._source_path, SUBMISSION_CAP_BYTES)
+        except OSError as error:
+            self._load_failure = messages.text("load.child_failed", detail=f"{self._source_path.name}: {error}")
+            return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
+        self._fork_child()
+        header = {"op": "load", "name": "submission" + self._source_path.suffix.lower()[:8],
+                  "skip_cells": self._skip_cells, "compilation_cache": self._cache_mode(),
+                  "programs": str(self._programs) if self._programs is not None else None}
         try:
-            answer, _ = self._exchange({"op": "load", "path": str(submission), "skip_cells": self._skip_cells,
-                                        "compilation_cache": self._compilation_cache}, [], self._limits.load_seconds)
+            answer, _ = self._exchange(header, [np.frombuffer(submission, dtype=np.uint8)], self._limits.load_seconds)
         except TransportFailure as failure:
             self._load_failure = _load_failure_feedback(failure, self._limits, self.captured_output())
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
@@ -191,27 +177,72 @@ class SandboxTransport:
             report.notes.append(messages.text("load.tampered", change=change))
         return report
 
-    def _spawn(self, request_read: int, response_write: int, output, env: dict) -> "_SpawnedChild":
-        command = [self._python, "-I", "-m", "autograder.sandbox.child", str(request_read), str(response_write)]
-        if self._strict:
-            command = strict_mode.wrap(command, self._workdir)
-        return _SpawnedChild(subprocess.Popen(
-            command, pass_fds=(request_read, response_write),
-            stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-            cwd=self._workdir, env=env, start_new_session=True, preexec_fn=self._child_limits.apply,
-        ))
+    def _cache_mode(self) -> str | None:
+        from autograder.sandbox import shared_programs
+
+        if self._programs is not None:
+            return shared_programs.READ
+        return shared_programs.WRITE if self._write_programs_to is not None else None
+
+    def _fork_child(self) -> None:
+        """A fresh child with new pipes; its output goes to this transport's drain."""
+        if self.mode == "os":
+            self._uid = self._uids.take()
+            workdir = WORKDIR
+        else:
+            if self._workdir is None:
+                self._workdir = Path(tempfile.mkdtemp(prefix="autograder-"))
+            workdir = str(self._workdir)
+        request_read, request_write = os.pipe()
+        response_read, response_write = os.pipe()
+        output_read, output_write = os.pipe()
+        try:
+            self._process = self._fork_from_zygote(workdir, (request_read, response_write, output_write))
+        finally:
+            for fd in (request_read, response_write, output_write):
+                os.close(fd)
+        self._output.follow(output_read)
+        self._request_fd, self._response_fd = request_write, response_read
+
+    def _fork_from_zygote(self, workdir: str, fds: tuple[int, int, int]) -> ForkedChild:
+        env = child_environment(workdir)
+        if self._zygote is not None:
+            try:
+                return self._zygote.fork(workdir, env, self._child_limits, fds, uid=self._uid, tmpfs_bytes=TMPFS_BYTES)
+            except ZygoteUnavailable:
+                self._zygote = None  # the worker's zygote failed: this submission starts its own
+        if self._own_zygote is None or not self._own_zygote.alive:
+            self._own_zygote = Zygote(self._python, mode=self.mode, programs=_programs_root(self._programs))
+        return self._own_zygote.fork(workdir, env, self._child_limits, fds, uid=self._uid, tmpfs_bytes=TMPFS_BYTES)
+
+    def _receive_programs(self) -> None:
+        """The programs the child compiled, over the pipe, into `write_programs_to` (names checked, sizes capped)."""
+        from autograder.sandbox import shared_programs
+
+        if self._process is None or self._process.exit_status() is not None:
+            return
+        try:
+            answer, arrays = self._exchange({"op": "compiled_programs"}, [], self._limits.call_seconds)
+        except TransportFailure:
+            return
+        names = answer.get("names") if answer.get("ok") is True else None
+        if isinstance(names, list) and len(names) == len(arrays):
+            shared_programs.write_received(self._write_programs_to, names, arrays)
 
     def _kill(self) -> None:
         process, self._process = self._process, None
-        if process is None:
-            return
-        process.kill()
-        self.child_maxrss_kb = max(self.child_maxrss_kb, process.maxrss_kb or 0)
-        for fd in (self._request_fd, self._response_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        if process is not None:
+            process.kill()
+            self.child_maxrss_kb = max(self.child_maxrss_kb, process.maxrss_kb or 0)
+            for fd in (self._request_fd, self._response_fd):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._output.stop()
+        if self._uid is not None:
+            self._uids.release(self._uid)  # only now: the child and everything it started are gone
+            self._uid = None
 
     def _exit_detail(self) -> str:
         process = self._process
@@ -225,28 +256,101 @@ class SandboxTransport:
         return f"exit code {code}"
 
 
-class _SpawnedChild:
-    """A child started with subprocess (the same methods as a zygote's ForkedChild)."""
+class _OutputDrain:
+    """Reads a child's stdout and stderr pipe in a thread, keeping the first `cap` bytes.
 
-    maxrss_kb = None
+    Reading continuously means a child that prints a lot never blocks on a
+    full pipe; what is past the cap is read and dropped. `text()` first takes
+    what is already in the pipe, so it includes everything printed before the
+    child's last answer.
+    """
 
-    def __init__(self, process: subprocess.Popen):
-        self._process = process
-        self.pid = process.pid
+    def __init__(self, cap: int):
+        self._cap = cap
+        self._chunks: list[bytes] = []
+        self._kept = 0
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
 
-    def exit_status(self, timeout: float = 0.0) -> int | None:
-        try:
-            return self._process.wait(timeout=timeout) if timeout else self._process.poll()
-        except subprocess.TimeoutExpired:
-            return None
+    def follow(self, fd: int) -> None:
+        self.stop()
+        os.set_blocking(fd, False)
+        self._fd = fd
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._follow, daemon=True)
+        self._thread.start()
 
-    def kill(self) -> None:
-        """Kill the child's process group and reap the child."""
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self._process.wait()
+    def stop(self) -> None:
+        """Stop reading (the child is dead); what arrived stays."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stopping.set()
+            thread.join(timeout=5)
+        with self._lock:
+            if self._fd is not None:
+                self._take_available()
+                os.close(self._fd)
+                self._fd = None
+
+    def text(self) -> str:
+        with self._lock:
+            if self._fd is not None:
+                self._take_available()
+            return b"".join(self._chunks).decode("utf-8", "replace")
+
+    def _follow(self) -> None:
+        while not self._stopping.is_set():
+            fd = self._fd
+            try:
+                # A grandchild may hold the pipe open after the child is killed (process mode).
+                readable = select.select([fd], [], [], 0.2)[0] if fd is not None else []
+            except (OSError, ValueError):
+                return
+            if readable:
+                with self._lock:
+                    if self._fd is None or self._take_available():
+                        return
+
+    def _take_available(self) -> bool:
+        """Read what the pipe holds now (lock held); True once the writer has closed it."""
+        while True:
+            try:
+                chunk = os.read(self._fd, 65536)
+            except BlockingIOError:
+                return False
+            except OSError:
+                return True
+            if not chunk:
+                return True
+            room = self._cap - self._kept
+            if room > 0:
+                self._chunks.append(chunk[:room])
+                self._kept += min(room, len(chunk))
+
+
+def _read_capped(path: Path, cap: int) -> bytes:
+    """The submission's bytes: a regular file, not followed if it is a symlink, at most `cap` bytes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        if not _is_regular(os.fstat(handle.fileno()).st_mode):
+            raise OSError("not a regular file")
+        data = handle.read(cap + 1)
+    if len(data) > cap:
+        raise OSError(f"larger than {cap >> 20} MiB")
+    return data
+
+
+def _is_regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)
+
+
+def _programs_root(programs: Path | None) -> Path | None:
+    """The batch's whole store (its parent), which an OS-sandbox zygote shows read-only."""
+    return programs.parent if programs is not None else None
 
 
 def _load_failure_feedback(failure: TransportFailure, limits: Limits, printed: str) -> str:

@@ -99,7 +99,7 @@ class SharedPrograms:
             done = self.root / f"{assignment}.done"
             if not done.exists():
                 shutil.rmtree(directory, ignore_errors=True)
-                directory.mkdir(parents=True)
+                directory.mkdir(mode=0o755, parents=True)
                 try:
                     self._build(assignment, directory)
                 except Exception:
@@ -119,34 +119,49 @@ def keep_library_programs(written: Path, defined: frozenset[str], directory: Pat
             shutil.copyfile(entry, directory / entry.name)
 
 
-def take_from_child(workdir: Path, target: Path) -> None:
-    """Move what a writing child's JAX cache holds into `target` (unfiltered: see keep_library_programs)."""
-    written = workdir / CACHE_DIRECTORY
+def written_in_child() -> tuple[dict, list]:
+    """In a writing child: the entries of its JAX cache, as names and byte arrays for the pipe."""
+    import numpy as np
+
+    names, arrays, total = [], [], 0
+    for entry in sorted(os.scandir(CACHE_DIRECTORY), key=lambda e: e.name) if os.path.isdir(CACHE_DIRECTORY) else []:
+        if entry.is_file(follow_symlinks=False) and _ENTRY.match(entry.name):
+            with open(entry.path, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+            total += len(data)
+            if total > MAX_BYTES:
+                break
+            names.append(entry.name)
+            arrays.append(np.frombuffer(data, dtype=np.uint8))
+    return {"ok": True, "names": names}, arrays
+
+
+def write_received(target: Path, names: list, arrays: list) -> None:
+    """In the trusted parent: write the entries a writing child sent (unfiltered: see keep_library_programs)."""
     target.mkdir(parents=True, exist_ok=True)
-    for entry in written.iterdir() if written.is_dir() else []:
-        if entry.is_file() and not entry.is_symlink():
-            shutil.move(entry, target / entry.name)
+    for name, data in zip(names, arrays):
+        if isinstance(name, str) and _ENTRY.match(name) and "/" not in name:
+            (target / name).write_bytes(data.tobytes())
 
 
-def give_to_child(programs: Path, workdir: Path) -> None:
-    """A fresh copy (never a link: a child may write to its own files) in the child's working directory."""
-    target = workdir / CACHE_DIRECTORY
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(programs, target)
+def use_in_child(mode: str | None, snapshot, programs: str | None = None):
+    """In the child, before the submission loads: point JAX's cache at its working directory.
 
-
-def use_in_child(mode: str | None, snapshot):
-    """In the child, before the submission loads: point JAX's cache at the working directory's copy.
-
-    Returns the tamper snapshot with these settings as the recorded ones, so
-    that only a change made by student code counts as tampering.
+    A reading child first copies the store `programs` there (never a link:
+    the child may write to its own files, never to the store, which the OS
+    sandbox shows read-only anyway). Returns the tamper snapshot with these
+    settings as the recorded ones, so that only a change made by student code
+    counts as tampering.
     """
     if mode not in (READ, WRITE):
         return snapshot
     import jax
 
+    if mode == READ and programs is not None and os.path.isdir(programs):
+        shutil.copytree(programs, CACHE_DIRECTORY, symlinks=False, dirs_exist_ok=True)
+
     settings = {
-        "jax_compilation_cache_dir": os.path.join(os.getcwd(), CACHE_DIRECTORY),
+        "jax_compilation_cache_dir": os.path.abspath(CACHE_DIRECTORY),
         # Reading: nothing compiles for a billion seconds, so nothing is ever written.
         "jax_persistent_cache_min_compile_time_secs": 0.0 if mode == WRITE else 1e9,
         "jax_persistent_cache_min_entry_size_bytes": 0,

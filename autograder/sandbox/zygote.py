@@ -16,10 +16,19 @@ the audit hook and serves as usual. The zygote runs no student code and holds
 no grading data: a request carries a working directory, an environment,
 limits and the child's ends of its pipes (passed with SCM_RIGHTS).
 
+In the OS sandbox (`--sandbox os`, the zygote started inside bubblewrap by
+sandbox.os_isolation) a fork request carries a uid: the fork then makes a new
+PID and mount namespace and forks once more; that second process, PID 1 of
+the namespace, confines itself (sandbox.confinement: private tmpfs, the uid,
+no capabilities, seccomp, limits) and serves, while the first stays outside
+as root, waits for it and ends with its status, so that the zygote's
+accounting (status, reap, peak memory) sees the child as before.
+
 Protocol (SOCK_SEQPACKET, one JSON object per message, answered in order):
   ready (sent once at start-up) -> {"ready": true, "pid"}
-  {"op": "fork", "workdir", "env", "limits"} + fds (request read end,
-      response write end, capture file) -> {"pid"} or {"refused": why}
+  {"op": "fork", "workdir", "env", "limits", "uid" (OS sandbox) or null,
+      "tmpfs_bytes"} + fds (request read end, response write end, the write
+      end of the output pipe) -> {"pid"} or {"refused": why}
   {"op": "status", "pid", "timeout"} -> {"returncode": int or null} (does not reap)
   {"op": "reap", "pid"} -> {"returncode", "maxrss_kb", "zygote_maxrss_kb"} (kills the
       child's group first; peak resident memory of the child and of the zygote)
@@ -44,7 +53,7 @@ import traceback
 from autograder.sandbox.limits import ChildLimits
 
 MAX_MESSAGE_BYTES = 64 * 1024
-FDS_PER_CHILD = 3  # request read end, response write end, capture file
+FDS_PER_CHILD = 3  # request read end, response write end, output pipe
 REQUEST_FD, RESPONSE_FD = 3, 4  # where the child finds its pipes
 _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -52,6 +61,7 @@ _EXIT = os._exit  # kept before any student code exists, which could replace os.
 
 _children: set[int] = set()
 _import_environment: dict[str, str] = {}
+_confined = "--confined" in sys.argv  # started inside the OS sandbox: children get uids and namespaces
 
 
 def main(socket_fd: int) -> None:
@@ -76,8 +86,11 @@ def _preload():
     import jax.numpy  # noqa: F401
     from jax import lax, random  # noqa: F401
 
-    from autograder.sandbox import child, tamper  # noqa: F401  (executor, framing, cell execution...)
+    from autograder.sandbox import child, confinement, tamper  # noqa: F401  (executor, framing, cell execution...)
     from autograder.submission_source import nbformat
+
+    if _confined:
+        import pyseccomp  # noqa: F401  (loads libseccomp while the whole view is readable)
 
     # nbformat compiles its schema validator on first use: once here, not once per child.
     nbformat.validate(nbformat.v4.new_notebook())
@@ -115,6 +128,8 @@ def _handle(request: dict, fds: list[int], channel: socket.socket, snapshot) -> 
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
+            if request.get("uid") is not None:
+                _become_confined_child(request, fds, channel, snapshot)  # never returns
             _become_child(request, fds, channel, snapshot)  # never returns
         _children.add(pid)
         return {"pid": pid}
@@ -124,7 +139,7 @@ def _handle(request: dict, fds: list[int], channel: socket.socket, snapshot) -> 
     if op == "status":
         return {"returncode": _peek(pid, float(request.get("timeout", 0)))}
     if op == "reap":
-        return _reap(pid)
+        return _reap(pid, confined=request.get("confined") is True)
     raise ValueError(f"unknown op {op!r}")
 
 
@@ -141,23 +156,71 @@ def fork_hazard() -> str | None:
 
 # --- the child, right after fork ------------------------------------------------
 
-def _become_child(request: dict, fds: list[int], channel: socket.socket, snapshot) -> None:
-    """Turn this fork into a sandbox child and serve; always ends the process."""
+def _become_confined_child(request: dict, fds: list[int], channel: socket.socket, snapshot) -> None:
+    """Fork PID 1 of a new namespace, confine it and let it serve; stay outside, wait, pass on its end."""
+    from autograder.sandbox import confinement
+
     status = 1
     try:
         zygote = os.getppid()
-        os.setsid()  # own session and process group: the parent kills the group at the deadline
+        os.setsid()
         _die_with_parent(zygote)
+        if request.get("uid") in (None, 0) or not _confined:
+            raise confinement.ConfinementError("a confined child needs a nonzero uid and a zygote inside the OS sandbox")
+        confinement.enter_pid_namespace()
+        alive_read, alive_write = os.pipe()
+        inner = os.fork()
+        if inner == 0:
+            os.close(alive_write)
+            _become_child(request, fds, channel, snapshot, confine=lambda: confinement.confine(
+                int(request["uid"]), ChildLimits(**request["limits"]), int(request["tmpfs_bytes"]), alive_read))
+        os.close(alive_read)
         channel.close()
+        for fd in fds:
+            os.close(fd)
+        # The zygote's reap asks with SIGTERM, so the inner child is waited for and its memory counted.
+        signal.signal(signal.SIGTERM, lambda *_: os.kill(inner, signal.SIGKILL))
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _, wait_status = os.waitpid(inner, 0)
+        if os.WIFSIGNALED(wait_status):
+            signal.signal(os.WTERMSIG(wait_status), signal.SIG_DFL)
+            os.kill(os.getpid(), os.WTERMSIG(wait_status))
+        status = os.waitstatus_to_exitcode(wait_status)
+    except BaseException:
+        try:
+            traceback.print_exc()
+        except BaseException:
+            pass
+    finally:
+        _EXIT(status)
+
+
+def _become_child(request: dict, fds: list[int], channel: socket.socket, snapshot, confine=None) -> None:
+    """Turn this fork into a sandbox child and serve; always ends the process.
+
+    `confine`, in the OS sandbox, makes the process a confined child (its
+    own tmpfs as working directory, uid, limits, seccomp); otherwise it gets
+    the OS limits and the working directory the request names.
+    """
+    status = 1
+    try:
+        channel.close()
+        if confine is not None:
+            confine()
+        else:
+            zygote = os.getppid()
+            os.setsid()  # own session and process group: the parent kills the group at the deadline
+            _die_with_parent(zygote)
+            os.chdir(request["workdir"])
         _settle_descriptors(*fds)
-        os.chdir(request["workdir"])
         _replace_environment(request["env"])
         # The dispositions a fresh Python starts with (the zygote ignores SIGINT).
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-        ChildLimits(**request["limits"]).apply()
+        if confine is None:
+            ChildLimits(**request["limits"]).apply()
         from autograder.sandbox import child
 
         child.serve(REQUEST_FD, RESPONSE_FD, snapshot)  # installs the audit hook first
@@ -219,9 +282,15 @@ def _peek(pid: int, timeout: float) -> int | None:
         time.sleep(0.005)
 
 
-def _reap(pid: int) -> dict:
+def _reap(pid: int, confined: bool = False) -> dict:
     # Killing before reaping: while the child is unreaped its process group
     # id cannot be reused, so the group killed is certainly the child's.
+    if confined:  # ask the outer process first: it kills and waits for the inner one, whose memory then counts
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        _peek(pid, 2.0)
     _kill_group(pid)
     _, status, usage = os.wait4(pid, 0)
     _children.discard(pid)

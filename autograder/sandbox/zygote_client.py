@@ -1,15 +1,17 @@
 """The trusted side of the zygote: starts it, asks it for children, ends them.
 
-One zygote serves one grading worker, one request at a time. Whatever goes
-wrong with it (it failed to start, died, refused to fork) raises
-ZygoteUnavailable, and the sandbox falls back to spawning the child, which
-is slower but equivalent.
+One zygote serves one grading worker, one request at a time. In the OS
+sandbox (`mode="os"`) it is started inside bubblewrap (sandbox.os_isolation)
+and each fork names the uid of the child. Whatever goes wrong with it (it
+failed to start, died, refused to fork) raises ZygoteUnavailable; the sandbox
+then starts a fresh zygote.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import select
 import shutil
 import signal
@@ -24,12 +26,20 @@ from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.zygote import MAX_MESSAGE_BYTES
 
 START_SECONDS = 120.0
+_ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 # A zygote only forks, peeks and reaps: anything slower than this is a dead zygote.
 ANSWER_MARGIN_SECONDS = 30.0
 
 
 class ZygoteUnavailable(RuntimeError):
-    """The zygote cannot provide a child; spawn one instead."""
+    """The zygote cannot provide a child; start a fresh zygote."""
+
+
+def child_environment(home: Path | str) -> dict[str, str]:
+    """The whole environment of a child: the allow-listed variables, its own HOME and TMPDIR, JAX on CPU."""
+    env = {k: os.environ[k] for k in _ENV_ALLOWED if k in os.environ}
+    env.update(HOME=str(home), TMPDIR=str(home), JAX_PLATFORMS="cpu")
+    return env
 
 
 class Zygote:
@@ -39,9 +49,13 @@ class Zygote:
     its imports, so the caller can do its own start-up meanwhile.
     """
 
-    def __init__(self, python: str = sys.executable, start_seconds: float = START_SECONDS):
-        from autograder.sandbox.parent import child_environment
+    def __init__(self, python: str = sys.executable, start_seconds: float = START_SECONDS, *,
+                 mode: str = "os", programs: Path | None = None):
+        """`mode`: "os" starts it inside bubblewrap, "process" as a plain process.
+        `programs`: the batch's store of compiled programs, shown read-only in the OS sandbox."""
+        from autograder.sandbox import os_isolation
 
+        self.mode = mode
         self._lock = threading.Lock()
         self._home = Path(tempfile.mkdtemp(prefix="autograder-zygote-"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -50,9 +64,12 @@ class Zygote:
         # (OpenBLAS starts a pool at `import numpy`), which fork needs.
         env = dict(child_environment(self._home), OPENBLAS_NUM_THREADS="1")
         self._log = open(self._home / "zygote.log", "wb")
+        command = [python, "-I", "-m", "autograder.sandbox.zygote", str(theirs.fileno())]
+        if mode == "os":
+            command = os_isolation.zygote_command([*command, "--confined"], programs)
         try:
             self._process = subprocess.Popen(
-                [python, "-I", "-m", "autograder.sandbox.zygote", str(theirs.fileno())],
+                command,
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 # In the caller's process group, so killing a grading worker's group ends its zygote too.
                 stderr=self._log, cwd=self._home, env=env,
@@ -77,11 +94,17 @@ class Zygote:
                 self._receive(self._start_seconds)
                 self.ready = True
 
-    def fork(self, workdir: Path, env: dict, limits: ChildLimits, fds: tuple[int, int, int]) -> "ForkedChild":
-        """A fresh child for `workdir`, reading requests from fds[0], answering on fds[1], printing to fds[2]."""
+    def fork(self, workdir: Path | str, env: dict, limits: ChildLimits, fds: tuple[int, int, int], *,
+             uid: int | None = None, tmpfs_bytes: int = 0) -> "ForkedChild":
+        """A fresh child for `workdir`, reading requests from fds[0], answering on fds[1], printing to fds[2].
+
+        In the OS sandbox `uid` is the child's own uid and `tmpfs_bytes` the size of its private tmpfs.
+        """
+        if (self.mode == "os") != (uid is not None):
+            raise ValueError(f"a {self.mode}-mode zygote forks {'with' if self.mode == 'os' else 'without'} a uid")
         self.wait_ready()
-        answer = self._ask({"op": "fork", "workdir": str(workdir), "env": env,
-                            "limits": dataclasses.asdict(limits)}, fds)
+        answer = self._ask({"op": "fork", "workdir": str(workdir), "env": env, "limits": dataclasses.asdict(limits),
+                            "uid": uid, "tmpfs_bytes": tmpfs_bytes}, fds)
         if "pid" not in answer:
             raise ZygoteUnavailable(str(answer.get("refused") or answer.get("error") or answer))
         return ForkedChild(self, int(answer["pid"]))
@@ -153,7 +176,7 @@ class ForkedChild:
         if self.returncode is not None:
             return
         try:
-            answer = self._zygote._ask({"op": "reap", "pid": self.pid})
+            answer = self._zygote._ask({"op": "reap", "pid": self.pid, "confined": self._zygote.mode == "os"})
         except ZygoteUnavailable:
             self.returncode = -signal.SIGKILL
             return
