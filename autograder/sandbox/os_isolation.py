@@ -8,7 +8,7 @@ inside bubblewrap (Debian's `bwrap`):
 - a filesystem view holding only /usr, the Python installation and the kit's
   child-side modules, all read-only; not the suites, grading.toml, the
   solutions, the out dir or the batch's other files; the batch's store of
-  compiled programs read-only, if there is one;
+  compiled programs read-only at /programs, if there is one;
 - root with five capabilities inside that view, which the zygote needs to give
   each child its own PID namespace, private tmpfs and uid (see
   sandbox.confinement); no student code ever runs with them.
@@ -35,6 +35,7 @@ from pathlib import Path
 
 from autograder.sandbox.confinement import WORKDIR
 
+PROGRAMS_IN_VIEW = Path("/programs")  # where the batch's store of compiled programs appears, read-only
 CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER")
 FIRST_UID = 2_100_000_000  # far above any real account's uid
 UID_SLOTS = 1 << 16
@@ -101,7 +102,7 @@ def zygote_command(command: list[str], programs: Path | None) -> list[str]:
         view.args += ["--ro-bind", str(file), str(file)]
     view.args += ["--remount-ro", str(_PACKAGE)]
     if programs is not None:
-        view.read_only(programs)
+        view.args += ["--ro-bind", str(programs), str(PROGRAMS_IN_VIEW)]
     view.directory(Path(WORKDIR))
     return ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", *[a for c in CAPABILITIES for a in ("--cap-add", c)],

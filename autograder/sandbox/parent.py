@@ -162,7 +162,7 @@ class SandboxTransport:
         self._fork_child()
         header = {"op": "load", "name": "submission" + self._source_path.suffix.lower()[:8],
                   "skip_cells": self._skip_cells, "compilation_cache": self._cache_mode(),
-                  "programs": str(self._programs) if self._programs is not None else None}
+                  "programs": self._programs_as_the_child_sees_them()}
         try:
             answer, _ = self._exchange(header, [np.frombuffer(submission, dtype=np.uint8)], self._limits.load_seconds)
         except TransportFailure as failure:
@@ -176,6 +176,13 @@ class SandboxTransport:
         for change in _strings(answer.get("tampered", [])):
             report.notes.append(messages.text("load.tampered", change=change))
         return report
+
+    def _programs_as_the_child_sees_them(self) -> str | None:
+        if self._programs is None:
+            return None
+        if self.mode == "os":
+            return str(os_isolation.PROGRAMS_IN_VIEW / self._programs.name)
+        return str(self._programs)
 
     def _cache_mode(self) -> str | None:
         from autograder.sandbox import shared_programs
