@@ -14,6 +14,10 @@ Requests (`op` and its fields):
   -> primitives, equation_count, jaxpr
 - count_traces: function, warmup, calls (lists of {args, kwargs}),
   static_argnums, static_argnames, count_all -> traces, per_call, explanations
+- export: function, args, kwargs, static_argnums, static_argnames -> the
+  function lowered with `jax.export` (non-static arguments abstract), as
+  serialized bytes, which the parent inspects and runs itself
+  (jaxcheck.exported_program)
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ class Executor:
         try:
             with self._guard():
                 result = handler(self, request, arrays)
+            if isinstance(result, tuple):  # already a header and its arrays
+                return result
             return _encode_result(result)
         except _Refusal as refusal:
             return {"ok": False, "error": refusal.payload}, []
@@ -124,6 +130,20 @@ class Executor:
             "jaxpr": str(jaxpr)[:MAX_JAXPR_TEXT],
         }
 
+    def _export(self, request: dict, arrays: list) -> tuple[dict, list]:
+        import jax
+        from jax import export
+
+        fn = self._function(request)
+        args, kwargs = self._arguments(request, arrays)
+        static_argnums = tuple(request.get("static_argnums", ()))
+        static_argnames = tuple(request.get("static_argnames", ()))
+        abstract_args = [a if i in static_argnums else _abstract(a) for i, a in enumerate(args)]
+        abstract_kwargs = {k: v if k in static_argnames else _abstract(v) for k, v in kwargs.items()}
+        jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
+        program = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs).serialize()
+        return {"ok": True}, [np.frombuffer(bytes(program), dtype=np.uint8)]
+
     def _count_traces(self, request: dict, arrays: list) -> dict:
         from autograder.jaxcheck.trace_counting import count_traces
 
@@ -176,7 +196,17 @@ _HANDLERS = {
     "call": Executor._call,
     "trace": Executor._trace,
     "count_traces": Executor._count_traces,
+    "export": Executor._export,
 }
+
+
+def _abstract(value: Any):
+    """The shape and dtype of every array leaf of `value` (what a traced argument keeps)."""
+    import jax
+
+    return jax.tree.map(lambda leaf: jax.ShapeDtypeStruct(np.shape(leaf), jax.numpy.result_type(leaf))
+                        if isinstance(leaf, (jax.Array, np.ndarray, np.generic, int, float, bool, complex)) else leaf,
+                        value)
 
 
 def leaf_to_array(leaf: Any):

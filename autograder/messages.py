@@ -62,6 +62,7 @@ ENGLISH: dict[str, str] = {
     "check.not_finite": "{call} returned {count} non-finite values (NaN or inf), expected all finite.",
     "check.wrong_structure": "{call} returned the structure {actual}, expected {expected}.",
     "check.not_jittable": "{call} cannot be traced by jax.jit with {static}: {error_type}: {error}",
+    "check.program_refused": "{call} under jax.jit cannot be graded: {reason}. Write the function with jax.numpy and lax only, with no callbacks into Python.",
     "check.static_none": "no static arguments",
     "check.static_some": "static {names}",
     "check.trace_count": "{call_sequence}: traced {actual} time(s), expected {expected}.",

@@ -126,6 +126,10 @@ class Submission:
         call = describe_call(function, args, kwargs)
         if mode != "plain":
             call = f"{mode}({call})"  # as expect_output names it: feedback says which transformation ran
+        if mode == "jit":
+            # Run where student code cannot reach: the child only lowers the function.
+            exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call)
+            return self._run_exported(exported, args, kwargs, static_argnums, static_argnames, call)
         answer, out_arrays = self._send(header, arrays, call)
         try:
             return wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
@@ -141,15 +145,30 @@ class Submission:
         static_argnums: Sequence[int] = (),
         static_argnames: Sequence[str] = (),
     ) -> JaxprFacts:
-        """Trace `function` with every non-static argument abstract (jittability)."""
+        """Trace `function` with every non-static argument abstract (jittability); its structure.
+
+        The facts come from the exported program, read in this process
+        (jaxcheck.exported_program): the JAX constructs it lowers to
+        (`cond`, a loop) and its number of operations. StableHLO has one
+        loop operation for `lax.while_loop`, `fori_loop` and `scan`; which of
+        them the student wrote is taken from the jaxpr their process
+        reports, and only where the program does hold a loop.
+        """
+        from autograder.jaxcheck import exported_program
+
         kwargs = dict(kwargs or {})
+        call = describe_call(function, args, kwargs)
+        facts = exported_program.facts(self._exported(function, args, kwargs, static_argnums, static_argnames, call))
+        if not facts.primitives & exported_program.LOOP_CONSTRUCTS:
+            return facts
         header = {"op": "trace", "function": function,
                   "static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}
         header["args_skeleton"], arrays = _encode({"args": tuple(args), "kwargs": kwargs})
-        call = describe_call(function, args, kwargs)
         static = _static_phrase(args, static_argnums, static_argnames)
         answer = self._ask(header, arrays, function, call, raised_template="check.not_jittable", static=static)
-        return JaxprFacts(frozenset(answer.get("primitives", ())), int(answer.get("equation_count", 0)), str(answer.get("jaxpr", "")))
+        claimed = frozenset(str(p) for p in answer.get("primitives", ()) if isinstance(p, str))
+        loops = (claimed & exported_program.LOOP_CONSTRUCTS) or exported_program.LOOP_CONSTRUCTS
+        return dataclasses.replace(facts, primitives=(facts.primitives - exported_program.LOOP_CONSTRUCTS) | loops)
 
     def count_traces(
         self,
@@ -174,6 +193,35 @@ class Submission:
         return TraceReport(int(answer.get("traces", -1)), tuple(answer.get("per_call", ())), tuple(str(e) for e in answer.get("explanations", ())))
 
     # --- plumbing ----------------------------------------------------------
+
+    def _exported(self, function: str, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
+                  static_argnames: Sequence[str], call: str):
+        """The student's function lowered by jax.export in their process, loaded and checked here."""
+        from autograder.jaxcheck import exported_program
+
+        header = {"op": "export", "function": function,
+                  "static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}
+        header["args_skeleton"], arrays = _encode({"args": tuple(args), "kwargs": dict(kwargs)})
+        static = _static_phrase(args, static_argnums, static_argnames)
+        _, out_arrays = self._send(header, arrays, call, raised_template="check.not_jittable", static=static)
+        if len(out_arrays) != 1 or out_arrays[0].dtype != np.uint8 or out_arrays[0].ndim != 1:
+            raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})",
+                                                 reason="the grading process sent no compiled program"))
+        try:
+            return exported_program.load(out_arrays[0].tobytes())
+        except exported_program.ProgramRefused as refused:
+            raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})", reason=refused)) from None
+
+    def _run_exported(self, exported, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
+                      static_argnames: Sequence[str], call: str) -> Any:
+        from autograder.jaxcheck import exported_program
+
+        try:
+            return exported_program.run(exported, args, kwargs, static_argnums, static_argnames)
+        except Exception as error:  # the program came from the child: whatever it does is the student's
+            feedback = messages.text("call.raised", call=call, error_type=type(error).__name__,
+                                     error=str(error).splitlines()[0][:300] if str(error) else "")
+            raise StudentCodeError(feedback, type(error).__name__) from None
 
     def _ask(self, header: dict, arrays: list, function: str, call: str | None = None, **template) -> dict:
         answer, _ = self._send(header, arrays, call or function, **template)
