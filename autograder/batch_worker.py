@@ -38,6 +38,9 @@ from autograder.submission_source import read
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
 
+WORKER_MEMORY_BYTES = 8 << 30
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="autograder.batch_worker")
     parser.add_argument("--seed", type=int, required=True)
@@ -47,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-fd", type=int, required=True)
     parser.add_argument("--programs-dir", type=Path, help="the batch's store of JAX's compiled programs, shared by its workers")
     args = parser.parse_args(argv)
+    # The worker compiles and runs the programs children export (jaxcheck.exported_program):
+    # a hostile one that asks for all memory ends this worker, which costs only its submission.
+    resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
     worker = _Worker(args, grading_config.load(args.config), os.fdopen(args.report_fd, "w", buffering=1))
     try:
         suite_session.serve(worker.config.assignments, worker.serve)

@@ -28,6 +28,7 @@ ENGLISH: dict[str, str] = {
     "load.tampered": "The notebook's top-level code changed the grading environment ({change}); the change was undone before grading.",
     "load.last_output": "Last output before it ended:\n{output}",
     "load.child_failed": "The grader could not run the notebook ({detail}).",
+    "load.sandbox_failed": "The grader could not start a sandbox for this submission ({detail}). This is not a problem with the notebook: ask your instructor to grade it again.",
     # --- Calling student functions -------------------------------------------
     "call.missing_function": "`{function}` is not defined. Define a function named exactly `{function}` (names are case-sensitive), and make sure its cell runs without errors.",
     "call.missing_not_implemented": "`{function}` is not defined because its cell still raises NotImplementedError: it is not implemented yet.",

@@ -45,6 +45,8 @@ def summarize(results: dict) -> dict:
                            "per_assignment": per_assignment},
         "memory_peak_mib": memory,
         "check_seconds": check,
+        "small_batch": _small_batch(results.get("small_batch")),
+        "isolation": results.get("isolation"),
         "score_agreement": _agreement(graded, nbgrader),
         "raw": results,
     }
@@ -81,6 +83,18 @@ def table(summary: dict) -> str:
     if summary["check_seconds"]:
         lines.append("autograder check, full solution (s, cold / warm): " + ", ".join(
             f"{a[:2]} {t['cold_seconds']:.2f} / {t['warm_seconds']:.2f}" for a, t in summary["check_seconds"].items()))
+    small = summary.get("small_batch")
+    if small:
+        lines.append(f"small batch, {small['submissions']} full solutions of {small['assignment']}: autograder "
+                     f"{small['autograder_wall_seconds']:.1f} s, nbgrader "
+                     f"{_num(small['nbgrader_wall_seconds'])} s ({_times(small['ratio'])})")
+    isolation = summary.get("isolation")
+    if isolation and "os" in isolation:
+        lines.append(f"OS sandbox per child: {isolation['os']['median_seconds'] * 1000:.0f} ms to a loaded child "
+                     f"({isolation['process']['median_seconds'] * 1000:.0f} ms without it): "
+                     f"+{isolation['os_extra_per_child_seconds'] * 1000:.0f} ms")
+    elif isolation:
+        lines.append(f"OS sandbox per child: not measured ({isolation.get('error')})")
     agreement = summary["score_agreement"]
     if agreement:
         lines.append(f"same total score from both graders: {agreement['same']} of {agreement['compared']}")
@@ -105,10 +119,20 @@ def _targets(summary: dict) -> list[dict]:
     if checks:
         targets.append({"what": f"autograder check < {CHECK_SECONDS:g} s", "met": max(checks) < CHECK_SECONDS,
                         "measured": f"slowest {max(checks):.2f} s"})
+    small = summary.get("small_batch")
+    if small and small["ratio"] is not None:
+        targets.append({"what": f"small batch >= {THROUGHPUT_RATIO:g}x nbgrader autograde", "met": small["ratio"] >= THROUGHPUT_RATIO,
+                        "measured": f"{small['ratio']:.1f}x"})
     peak = max(summary["memory_peak_mib"].values())
     targets.append({"what": f"every grading process < {WORKER_MIB:g} MiB", "met": peak < WORKER_MIB,
                     "measured": f"largest {peak:.0f} MiB"})
     return targets
+
+
+def _small_batch(measured: dict | None) -> dict | None:
+    if not measured:
+        return None
+    return dict(measured, ratio=_ratio(measured["nbgrader_wall_seconds"], measured["autograder_wall_seconds"]))
 
 
 def _agreement(graded: list[dict], nbgrader: dict | None) -> dict | None:

@@ -8,7 +8,9 @@ A pipeline of named steps, run on this machine in one go:
 3. grade them all with `autograder grade --jobs J`;
 4. grade the same notebooks with real `nbgrader autograde` (unless --skip-nbgrader);
 5. time `autograder check` on each full solution notebook, cold and warm;
-6. print one table, and write it as JSON.
+6. a small batch: 16 full solutions of one assignment, with both graders;
+7. the OS sandbox's cost per child (benchmarks/isolation.py);
+8. print one table, and write it as JSON.
 Every assignment with a solution, a released stub and a suite is included.
 """
 
@@ -50,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     run.results["machine"] = {"cores": os.cpu_count(), "load_average_at_start": os.getloadavg(),
                               "python": platform.python_version(), "platform": platform.platform()}
     try:
-        for step in (build_submissions, measure_floor, grade_with_autograder, grade_with_nbgrader, time_check):
+        for step in (build_submissions, measure_floor, grade_with_autograder, grade_with_nbgrader, time_check,
+                     grade_small_batch, measure_isolation_cost):
             print(f"[benchmark] {step.__name__.replace('_', ' ')} ...", file=sys.stderr, flush=True)
             step(run)
         run.results["machine"]["load_average_at_end"] = os.getloadavg()
@@ -75,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--assignments", nargs="+", metavar="NAME", help="only these assignments")
     parser.add_argument("--skip-nbgrader", action="store_true", help="leave out nbgrader (no throughput ratio)")
     parser.add_argument("--floor-repeats", type=int, default=3)
+    parser.add_argument("--small-batch", type=int, default=16, help="full solutions in the small batch (0: skip it)")
+    parser.add_argument("--small-batch-assignment", default="01_immutable_updates")
     parser.add_argument("--work-dir", type=Path, help="keep the course, submissions and results here")
     parser.add_argument("--keep", action="store_true", help="do not delete the work directory")
     return parser
@@ -160,6 +165,48 @@ def time_check(run: Run) -> None:
                 raise RuntimeError(f"autograder check {notebook} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
         timings[assignment] = {"cold_seconds": runs[0], "warm_seconds": runs[1]}
     run.results["check"] = timings
+
+
+def grade_small_batch(run: Run) -> None:
+    """N copies of one assignment's full solution, graded by both: what a batch's fixed costs weigh."""
+    count, assignment = run.args.small_batch, run.args.small_batch_assignment
+    if not count:
+        run.results["small_batch"] = None
+        return
+    folder = run.work / "small-batch"
+    solution = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+    students = [f"full{i:02d}" for i in range(count)]
+    for student in students:
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy(solution, folder / f"{student}_{assignment}.ipynb")
+    env = dict(os.environ, AUTOGRADER_JAX_CACHE=str(run.work / "small-batch-jax-cache"))
+    started = time.perf_counter()
+    completed = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out",
+                                str(run.work / "small-batch-results"), "--jobs", str(run.args.jobs),
+                                "--seed", str(run.args.seed)], capture_output=True, text=True, cwd=ROOT, env=env)
+    ours = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise RuntimeError(f"autograder grade (small batch) failed:\n{completed.stderr[-3000:]}")
+    theirs = None
+    if not run.args.skip_nbgrader:
+        course = Course(run.work / "small-batch-course", run.args.seed)
+        course.add_assignment(assignment)
+        for student in students:
+            path = course.submission_path(student, assignment)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(solution, path)
+        theirs = course.autograde(assignment)
+    run.results["small_batch"] = {"assignment": assignment, "submissions": count,
+                                  "autograder_wall_seconds": ours, "nbgrader_wall_seconds": theirs}
+
+
+def measure_isolation_cost(run: Run) -> None:
+    completed = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "isolation.py")],
+                               capture_output=True, text=True, cwd=ROOT)
+    if completed.returncode != 0:
+        run.results["isolation"] = {"error": completed.stderr.strip().splitlines()[-1:]}
+        return
+    run.results["isolation"] = json.loads(completed.stdout.strip().splitlines()[-1])
 
 
 def _autograder_command() -> list[str]:

@@ -17,7 +17,7 @@ def test_benchmark_smoke_run(tmp_path):
     out = tmp_path / "benchmark.json"
     completed = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "run.py"), "--n", "2", "--assignments", "02_where",
-         "--floor-repeats", "1", "--json", str(out)],
+         "--floor-repeats", "1", "--small-batch", "2", "--small-batch-assignment", "02_where", "--json", str(out)],
         cwd=REPO, capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "targets:" in completed.stdout and "nbgrader autograde" in completed.stdout, completed.stdout
@@ -33,6 +33,11 @@ def test_benchmark_smoke_run(tmp_path):
     graded = summary["raw"]["autograder"]["submissions"]
     assert {g["kind"] for g in graded} == {"full", "partial"}
     assert max(g["score"] for g in graded) == 17, "the full solution earns every point"
+    small = summary["small_batch"]
+    assert small["submissions"] == 2 and small["autograder_wall_seconds"] > 0 and small["nbgrader_wall_seconds"] > 0
+    isolation = summary["isolation"]
+    assert isolation["os"]["median_seconds"] > 0 and isolation["process"]["median_seconds"] > 0
+    assert "OS sandbox per child" in completed.stdout and "small batch" in completed.stdout
 
 
 def test_breakdown_smoke_run_splits_check_time_and_warm_compiles_less(tmp_path):

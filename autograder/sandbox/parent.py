@@ -159,7 +159,13 @@ class SandboxTransport:
         except OSError as error:
             self._load_failure = messages.text("load.child_failed", detail=f"{self._source_path.name}: {error}")
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
-        self._fork_child()
+        try:
+            self._fork_child()
+        except (ZygoteUnavailable, os_isolation.IsolationUnavailable, OSError) as error:
+            # The grader's fault, not the student's: said plainly, and this submission alone scores 0.
+            self._kill()
+            self._load_failure = messages.text("load.sandbox_failed", detail=str(error).splitlines()[0][:300])
+            return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         header = {"op": "load", "name": "submission" + self._source_path.suffix.lower()[:8],
                   "skip_cells": self._skip_cells, "compilation_cache": self._cache_mode(),
                   "programs": self._programs_as_the_child_sees_them()}
