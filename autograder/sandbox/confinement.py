@@ -88,9 +88,10 @@ def _private_mounts(uid: int, tmpfs_bytes: int) -> None:
     scratch = os.path.join(WORKDIR, ".tmp")
     os.mkdir(scratch, 0o700)
     os.chown(scratch, uid, uid)
-    for shared in ("/tmp", "/dev/shm"):
-        if os.path.isdir(shared):
-            _check(_LIBC.mount(scratch.encode(), shared.encode(), None, _MS_BIND, None), f"bind {shared}")
+    # /tmp is read-only in the view (it may hold the Python installation itself);
+    # /dev/shm would be shared with other children, so it becomes private too.
+    if os.path.isdir("/dev/shm"):
+        _check(_LIBC.mount(scratch.encode(), b"/dev/shm", None, _MS_BIND, None), "bind /dev/shm")
     _check(_LIBC.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), "/proc")
 
 

@@ -100,7 +100,7 @@ def zygote_command(command: list[str], programs: Path | None) -> list[str]:
     for file in sorted(child_side_files()):
         view.directory(file.parent)
         view.args += ["--ro-bind", str(file), str(file)]
-    view.args += ["--remount-ro", str(_PACKAGE)]
+    view.args += ["--remount-ro", str(_PACKAGE), "--remount-ro", "/tmp"]
     if programs is not None:
         view.args += ["--ro-bind", str(programs), str(PROGRAMS_IN_VIEW)]
     view.directory(Path(WORKDIR))
