@@ -141,7 +141,12 @@ class Executor:
         abstract_args = [a if i in static_argnums else _abstract(a) for i, a in enumerate(args)]
         abstract_kwargs = {k: v if k in static_argnames else _abstract(v) for k, v in kwargs.items()}
         jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
-        program = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs).serialize()
+        try:
+            program = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs).serialize()
+        except NotImplementedError as error:  # JAX cannot export Python callbacks
+            if "callback" not in str(error):
+                raise
+            raise _Refusal({"kind": "host_callback", "function": str(request.get("function"))}) from None
         return {"ok": True}, [np.frombuffer(bytes(program), dtype=np.uint8)]
 
     def _count_traces(self, request: dict, arrays: list) -> dict:

@@ -343,6 +343,8 @@ def _error_feedback(error: dict, call: str, function: str, raised_template: str 
         return messages.text("call.exited", call=call, detail=error.get("message", ""))
     if kind == "tampered":
         return messages.text("call.tampered", call=call, changes="; ".join(str(c) for c in error.get("changes", [])))
+    if kind == "host_callback":
+        return messages.text("check.host_callback", function=function, primitives="a host callback")
     if kind == "bad_output":
         return messages.text("call.bad_output", call=call, detail=error.get("message", ""))
     if kind != "raised":

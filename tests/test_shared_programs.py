@@ -132,7 +132,9 @@ def test_the_store_holds_library_programs_only_and_children_cannot_change_it(tmp
     assert kept and all(is_library_program(name, frozenset(config.functions(ASSIGNMENT))) for name in kept)
     named_after_graded = {name for name in built
                           if any(name.startswith(f"jit_{function}-") for function in config.functions(ASSIGNMENT))}
-    assert named_after_graded and not named_after_graded & set(kept), named_after_graded
+    # jit of the graded functions now runs in the parent (from the exported program), so the
+    # child may compile none named after them; any it did compile must not be kept.
+    assert not named_after_graded & set(kept), named_after_graded
     before = {entry.name: hashlib.sha256(entry.read_bytes()).hexdigest() for entry in directory.iterdir()}
     spoiler = tmp_path / f"spoiler_{ASSIGNMENT}.py"
     spoiler.write_text(SPOILER)

@@ -273,8 +273,9 @@ class _OutputDrain:
     """Reads a child's stdout and stderr pipe in a thread, keeping the first `cap` bytes.
 
     Reading continuously means a child that prints a lot never blocks on a
-    full pipe; what is past the cap is read and dropped. `text()` first takes
-    what is already in the pipe, so it includes everything printed before the
+    full pipe. At the cap the pipe is closed, so the child's next write fails
+    (BrokenPipeError) instead of printing forever. `text()` first takes what
+    is already in the pipe, so it includes everything printed before the
     child's last answer.
     """
 
@@ -323,11 +324,15 @@ class _OutputDrain:
                 return
             if readable:
                 with self._lock:
-                    if self._fd is None or self._take_available():
+                    if self._fd is None:
+                        return
+                    if self._take_available():
+                        os.close(self._fd)
+                        self._fd = None
                         return
 
     def _take_available(self) -> bool:
-        """Read what the pipe holds now (lock held); True once the writer has closed it."""
+        """Read what the pipe holds now (lock held); True once the writer has closed it or the cap is reached."""
         while True:
             try:
                 chunk = os.read(self._fd, 65536)
@@ -338,9 +343,10 @@ class _OutputDrain:
             if not chunk:
                 return True
             room = self._cap - self._kept
-            if room > 0:
-                self._chunks.append(chunk[:room])
-                self._kept += min(room, len(chunk))
+            self._chunks.append(chunk[:room])
+            self._kept += min(room, len(chunk))
+            if self._kept >= self._cap:
+                return True
 
 
 def _read_capped(path: Path, cap: int) -> bytes:
