@@ -145,3 +145,40 @@ def test_equation_count_grows_when_a_python_loop_unrolls():
 def test_static_keyword_arguments_are_bound_before_tracing():
     jaxpr = trace_jaxpr(lambda x, axis: x.sum(axis=axis), (jnp.ones((2, 3)),), {"axis": 1}, static_argnames=("axis",))
     assert "reduce_sum" in jaxpr_walk.primitive_names(jaxpr)
+
+
+# --- hints for jax.vmap's in_axes and loop carries (07_vmap_pytrees, 08_scan_purity) ---
+
+def _predict(params, x):
+    return x @ params["w"] + params["b"]
+
+
+def _scan_with_int_carry():
+    return lax.scan(lambda total, v: (total + v, total + v), jnp.int32(0), jnp.arange(4.0))
+
+
+def _scan_with_tuple_carry_returned():
+    return lax.scan(lambda total, v: ((total, v), v), jnp.float32(0), jnp.arange(4.0))
+
+
+VMAP_AND_CARRY_ERRORS = [
+    ("params mapped with the batch", lambda: jax.vmap(_predict)({"w": jnp.ones((3, 2)), "b": jnp.ones(2)}, jnp.ones((5, 3))),
+     "in_axes=(None, 0)"),
+    ("0-d params leaf mapped", lambda: jax.vmap(_predict)({"w": jnp.ones(3), "b": jnp.float32(0)}, jnp.ones((5, 3))),
+     "in_axes=(None, 0)"),
+    ("in_axes dict for a list", lambda: jax.vmap(lambda p, x: x, in_axes=({"w": None}, 0))([jnp.ones(2)], jnp.ones(3)),
+     "None covers a whole pytree"),
+    ("scan carry dtype", _scan_with_int_carry, "jnp.zeros((), x.dtype)"),
+    ("scan carry structure", _scan_with_tuple_carry_returned, "structure, shapes and dtypes"),
+    ("while_loop carry dtype", lambda: lax.while_loop(lambda n: n < 3, lambda n: n + 1.5, jnp.int32(0)),
+     "initial carry"),
+]
+
+
+@pytest.mark.parametrize("trigger, fix", [e[1:] for e in VMAP_AND_CARRY_ERRORS], ids=[e[0] for e in VMAP_AND_CARRY_ERRORS])
+def test_vmap_and_carry_errors_map_to_a_hint_naming_the_fix(trigger, fix):
+    with pytest.raises((ValueError, TypeError)) as caught:
+        trigger()
+    described = describe_exception(caught.value)
+    hint = hint_for(described["mro"], described["message"])
+    assert hint is not None and fix in hint, (described["message"], hint)

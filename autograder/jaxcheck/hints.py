@@ -33,6 +33,12 @@ _BY_MESSAGE = (
     ("Incompatible shapes for broadcasting", "IncompatibleShapes"),
     # A Python `if` on a whole array fails even without jit.
     ("truth value of an array with more than one element is ambiguous", "TracerBoolConversionError"),
+    # jax.vmap mapping an argument it should share (in_axes 0 where None is meant).
+    ("vmap got inconsistent sizes for array axes to be mapped", "VmapInAxes"),
+    ("which implies that its rank should be at least 1", "VmapInAxes"),
+    ("vmap in_axes specification must be a tree prefix", "VmapInAxes"),
+    # lax.scan / fori_loop / while_loop: the body returned a carry of another type or structure.
+    ("carry input and carry output must have", "CarryType"),
 )
 
 

@@ -1,0 +1,467 @@
+"""07_vmap_pytrees: `jax.vmap` with `in_axes`, and functions of whole pytrees.
+
+References are computed here in float64 NumPy from the same float32 inputs.
+Tolerances (CURRICULUM.md): rtol 1e-5, atol 1e-5, except pairwise_distances
+(atol 1e-3). Every structure check ("no Python loop", "program size") also
+compares the jitted program's values, so a wrong function earns nothing there.
+
+Sizes come from `_sizes`: drawn from the hidden seed once per run and shared
+by a function's checks, because every new shape is a new compilation.
+
+per_example_grads takes a loss function, but only arrays, numbers and
+strings cross into the student's process. So its checks call
+`grader_per_example_grads(loss_name, params, xs, ys)`, defined in the
+notebook's setup cell, which passes `GRADER_LOSSES[loss_name]` on to the
+student's per_example_grads. `_PER_EXAMPLE_GRADIENTS` below are the same
+losses' gradients, derived by hand.
+"""
+
+import contextlib
+import zlib
+
+import jax
+import numpy as np
+
+from autograder import messages
+from autograder.jaxcheck.compare import assert_close, assert_same_structure
+from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_not_unrolled
+from autograder.pytest_plugin import graded
+from autograder.submission import StudentCodeError, describe_call
+from autograder.suites.expect import expect_output
+
+F32 = np.float32
+RTOL, ATOL = 1e-5, 1e-5
+DISTANCE_ATOL = 1e-3
+EQUAL_ROWS = 40  # rows of xs that also appear in ys, in pairwise_distances' equal-rows check
+HARNESS = "grader_per_example_grads"  # defined in the notebook's setup cell
+# Batch sizes of the program-size checks: larger than every other dimension (at most 9), so
+# that no shape-derived constant of a correct program coincides with another one at one size
+# only (XLA keeps one copy of equal constants, and the operation count would differ by one).
+PROGRAM_SIZE_BATCHES = (11, 40)
+
+
+def _sizes(seed, function):
+    """A generator for `function`'s sizes: hidden (from the run's seed), the same in each of its checks."""
+    return np.random.default_rng([seed, zlib.crc32(f"07_vmap_pytrees.{function}.sizes".encode())])
+
+
+def _fix(function, what):
+    return messages.text(f"07_vmap_pytrees.{function}.{what}")
+
+
+@contextlib.contextmanager
+def _fix_on_error(function, what):
+    """Add the exercise's fix to the feedback when the student's code raises (not when it is missing)."""
+    try:
+        yield
+    except StudentCodeError as error:
+        if error.error_type in (None, "NotImplementedError"):
+            raise
+        raise StudentCodeError(f"{error}\n{_fix(function, what)}", error.error_type, error.error) from None
+
+
+@contextlib.contextmanager
+def _hint_on_mismatch(hint):
+    """Add `hint` (the exercise's fix) to a failed comparison's feedback."""
+    try:
+        yield
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}") from None
+
+
+def _jitted_program(submission, function, args, expected, *, hint, static_argnums=(), atol=ATOL):
+    """The facts of `function`'s traced program, after checking that the program computes `expected`."""
+    facts = submission.trace(function, args, static_argnums=static_argnums)
+    assert_no_host_callbacks(facts, function=function)
+    expect_output(submission, function, args, expected, mode="jit", static_argnums=static_argnums,
+                  check_dtype=True, rtol=RTOL, atol=atol, hint=hint)
+    return facts
+
+
+def _normal(rng, shape, scale=1.0):
+    return np.asarray(rng.standard_normal(shape) * scale, dtype=F32)
+
+
+# --- pairwise_distances ------------------------------------------------------------
+
+def _distances(xs, ys):
+    difference = xs.astype(np.float64)[:, None, :] - ys.astype(np.float64)[None, :, :]
+    return np.sqrt((difference ** 2).sum(-1)).astype(F32)
+
+
+def _point_sizes(seed):
+    """(n, m, d) with n != m, and none of them 3 or 50: the row counts of the program-size check."""
+    sizes = _sizes(seed, "pairwise_distances")
+    n, m = (int(k) for k in sizes.choice(np.arange(4, 30), 2, replace=False))
+    return n, m, int(sizes.integers(4, 9))
+
+
+@graded("pairwise_distances", "correct")
+def test_pairwise_distances_correct(submission, rng, seed):
+    n, m, d = _point_sizes(seed)
+    xs, ys = _normal(rng, (n, d), 2.0), _normal(rng, (m, d), 2.0)
+    expect_output(submission, "pairwise_distances", (xs, ys), _distances(xs, ys), check_dtype=True,
+                  rtol=RTOL, atol=DISTANCE_ATOL, hint=_fix("pairwise_distances", "values"))
+
+
+@graded("pairwise_distances", "equal rows give 0, not NaN")
+def test_pairwise_distances_equal_rows(submission, rng, seed):
+    """Every row of xs appears in ys (shuffled, among other rows): those entries are exactly 0.
+
+    Computing through |x|^2 + |y|^2 - 2 x.y leaves, for an equal pair with
+    values of size 3, a rounding error of about 1e-6 * |x|^2 of either sign,
+    whose square root is NaN or above 1e-3 for about one pair in five. With 40
+    equal pairs that shows in practically every draw.
+    """
+    _, m, d = _point_sizes(seed)
+    xs = _normal(rng, (EQUAL_ROWS, d), 3.0)
+    ys = rng.permutation(np.concatenate([xs, _normal(rng, (m, d), 3.0)]))
+    expect_output(submission, "pairwise_distances", (xs, ys), _distances(xs, ys), check_dtype=True,
+                  rtol=RTOL, atol=DISTANCE_ATOL, hint=_fix("pairwise_distances", "equal_rows"))
+
+
+@graded("pairwise_distances", "jittable")
+def test_pairwise_distances_jittable(submission, rng, seed):
+    n, m, d = _point_sizes(seed)
+    xs, ys = _normal(rng, (n, d), 2.0), _normal(rng, (m, d), 2.0)
+    _jitted_program(submission, "pairwise_distances", (xs, ys), _distances(xs, ys),
+                    hint=_fix("pairwise_distances", "values"), atol=DISTANCE_ATOL)
+
+
+@graded("pairwise_distances", "no Python loop over rows")
+def test_pairwise_distances_not_unrolled(submission, rng, seed):
+    _, m, d = _point_sizes(seed)
+    ys = _normal(rng, (m, d), 2.0)
+    facts = []
+    for n in (3, 50):
+        xs = _normal(rng, (n, d), 2.0)
+        facts.append(_jitted_program(submission, "pairwise_distances", (xs, ys), _distances(xs, ys),
+                                     hint=_fix("pairwise_distances", "values"), atol=DISTANCE_ATOL))
+    assert_not_unrolled(*facts, function="pairwise_distances", n_small=3, n_large=50,
+                        fix=_fix("pairwise_distances", "unrolled_fix"))
+
+
+# --- batched_predict -----------------------------------------------------------------
+
+def _layers(rng, widths):
+    """06's layout: one dict per layer, weights scaled so activations stay of size 1."""
+    return [{"weights": _normal(rng, (n_in, n_out), 1 / np.sqrt(n_in)), "biases": _normal(rng, (n_out,), 0.5)}
+            for n_in, n_out in zip(widths[:-1], widths[1:])]
+
+
+def _predict(params, xs):
+    h = xs.astype(np.float64)
+    for layer in params[:-1]:
+        h = np.maximum(h @ layer["weights"] + layer["biases"], 0.0)
+    return (h @ params[-1]["weights"] + params[-1]["biases"]).astype(F32)
+
+
+def _network_sizes(seed):
+    """Widths w0..w4 (2 to 9) and a batch size (10 to 40): no width equals the batch size."""
+    sizes = _sizes(seed, "batched_predict")
+    return [int(w) for w in sizes.integers(2, 10, 5)], int(sizes.integers(10, 41))
+
+
+def _network(rng, widths, num_layers):
+    """Params with `num_layers` layers: the first widths, then the output width."""
+    return _layers(rng, widths[:num_layers] + widths[-1:])
+
+
+def _examples(rng, params, batch):
+    """Inputs whose outputs include clearly negative entries, so a relu on the last layer shows."""
+    for _ in range(100):
+        xs = _normal(rng, (batch, params[0]["weights"].shape[0]), 1.5)
+        if _predict(params, xs).min() < -0.1:
+            break
+    return xs
+
+
+def _expect_predictions(submission, params, xs, **options):
+    expect_output(submission, "batched_predict", (params, xs), _predict(params, xs), check_dtype=True,
+                  rtol=RTOL, atol=ATOL, hint=_fix("batched_predict", "values"), **options)
+
+
+@graded("batched_predict", "correct for 1 to 4 layers")
+def test_batched_predict_correct(submission, rng, seed):
+    widths, batch = _network_sizes(seed)
+    for num_layers in (4, int(rng.integers(2, 4)), 1):
+        params = _network(rng, widths, num_layers)
+        _expect_predictions(submission, params, _examples(rng, params, batch))
+
+
+@graded("batched_predict", "batch of one")
+def test_batched_predict_batch_of_one(submission, rng, seed):
+    widths, _ = _network_sizes(seed)
+    params = _network(rng, widths, 2)
+    xs = _examples(rng, params, 1)
+    expected = _predict(params, xs)
+    actual = submission.call("batched_predict", params, xs)
+    call = describe_call("batched_predict", (params, xs), {})
+    if isinstance(actual, np.ndarray) and actual.shape != expected.shape:
+        raise AssertionError(messages.text("check.wrong_shape", call=call, actual=actual.shape,
+                                           expected=expected.shape) + "\n" + _fix("batched_predict", "batch_of_one"))
+    with _hint_on_mismatch(_fix("batched_predict", "values")):
+        assert_close(actual, expected, call=call, rtol=RTOL, atol=ATOL, check_dtype=True)
+
+
+@graded("batched_predict", "jittable")
+def test_batched_predict_jittable(submission, rng, seed):
+    widths, batch = _network_sizes(seed)
+    params = _network(rng, widths, 3)
+    xs = _examples(rng, params, batch)
+    _jitted_program(submission, "batched_predict", (params, xs), _predict(params, xs),
+                    hint=_fix("batched_predict", "values"))
+
+
+@graded("batched_predict", "program size independent of the batch size")
+def test_batched_predict_not_unrolled(submission, rng, seed):
+    widths, _ = _network_sizes(seed)
+    params = _network(rng, widths, 3)
+    facts = []
+    for batch in PROGRAM_SIZE_BATCHES:
+        xs = _examples(rng, params, batch)
+        facts.append(_jitted_program(submission, "batched_predict", (params, xs), _predict(params, xs),
+                                     hint=_fix("batched_predict", "values")))
+    assert_not_unrolled(*facts, function="batched_predict", n_small=PROGRAM_SIZE_BATCHES[0],
+                        n_large=PROGRAM_SIZE_BATCHES[1],
+                        fix=_fix("batched_predict", "unrolled_fix"))
+
+
+# --- per_example_grads -----------------------------------------------------------------
+# The gradient of each of GRADER_LOSSES (the notebook's setup cell) for every
+# example, with respect to params: leaves with a leading batch axis.
+
+def _linear(params, xs):
+    return xs.astype(np.float64) @ params["w"] + params["b"]
+
+
+def _squared_error_grads(params, xs, ys):
+    """loss = (x @ w + b - y) ** 2."""
+    slope = 2 * (_linear(params, xs) - ys)
+    return {"w": slope[:, None] * xs, "b": slope}
+
+
+def _logistic_grads(params, xs, ys):
+    """loss = softplus(-y * (x @ w + b)), y in {-1, +1}."""
+    slope = -ys / (1 + np.exp(ys * _linear(params, xs)))
+    return {"w": slope[:, None] * xs, "b": slope}
+
+
+def _mlp_squared_error_grads(params, xs, ys):
+    """loss = sum((mlp(x) - y) ** 2), tanh on every layer but the last; backpropagation per example."""
+    hidden = [xs.astype(np.float64)]
+    for layer in params[:-1]:
+        hidden.append(np.tanh(hidden[-1] @ layer["weights"] + layer["biases"]))
+    delta = 2 * (hidden[-1] @ params[-1]["weights"] + params[-1]["biases"] - ys)
+    grads = [None] * len(params)
+    for i in reversed(range(len(params))):
+        grads[i] = {"weights": np.einsum("bi,bo->bio", hidden[i], delta), "biases": delta}
+        delta = (delta @ params[i]["weights"].T) * (1 - hidden[i] ** 2)
+    return grads
+
+
+def _nested_log_cosh_grads(params, xs, ys):
+    """loss = log(cosh(tanh(x @ kernel + bias) @ w * scale - y));
+    params = {"encoder": (kernel, bias), "head": {"w", "scale"}}."""
+    kernel, bias = params["encoder"]
+    w, scale = params["head"]["w"].astype(np.float64), float(params["head"]["scale"])
+    features = np.tanh(xs.astype(np.float64) @ kernel + bias)
+    slope = np.tanh(features @ w * scale - ys)
+    pre_activation = slope[:, None] * scale * w * (1 - features ** 2)
+    return {"encoder": (np.einsum("bd,bh->bdh", xs, pre_activation), pre_activation),
+            "head": {"w": slope[:, None] * scale * features, "scale": slope * (features @ w)}}
+
+
+_PER_EXAMPLE_GRADIENTS = {
+    "squared_error": _squared_error_grads,
+    "logistic": _logistic_grads,
+    "mlp_squared_error": _mlp_squared_error_grads,
+    "nested_log_cosh": _nested_log_cosh_grads,
+}
+
+
+def _as_float32(tree):
+    return jax.tree.map(lambda leaf: np.asarray(leaf, dtype=F32), tree)
+
+
+def _loss_sizes(seed):
+    """(d, hidden, output, batch): input, hidden and output widths, and a batch size."""
+    sizes = _sizes(seed, "per_example_grads")
+    return int(sizes.integers(2, 9)), int(sizes.integers(2, 7)), int(sizes.integers(2, 5)), int(sizes.integers(10, 31))
+
+
+def _loss_problem(rng, loss_name, seed, batch=None):
+    """(params, xs, ys) for GRADER_LOSSES[loss_name]."""
+    d, hidden, output, default_batch = _loss_sizes(seed)
+    batch = batch or default_batch
+    xs = _normal(rng, (batch, d))
+    if loss_name in ("squared_error", "logistic"):
+        params = {"w": _normal(rng, (d,), 0.7), "b": np.asarray(rng.standard_normal(), F32)}
+        ys = _normal(rng, (batch,)) if loss_name == "squared_error" else rng.choice([-1.0, 1.0], batch).astype(F32)
+    elif loss_name == "mlp_squared_error":
+        params, ys = _layers(rng, [d, hidden, hidden, output]), _normal(rng, (batch, output))
+    else:
+        params = {"encoder": (_normal(rng, (d, hidden), 1 / np.sqrt(d)), _normal(rng, (hidden,), 0.5)),
+                  "head": {"w": _normal(rng, (hidden,)), "scale": np.asarray(rng.uniform(0.5, 1.5), F32)}}
+        ys = _normal(rng, (batch,), 0.5)
+    return params, xs, ys
+
+
+class _LossName(str):
+    """A loss name that feedback shows as the function the harness passes on."""
+
+    def __repr__(self):
+        return f"GRADER_LOSSES[{str.__repr__(self)}]"
+
+
+def _per_example_call(loss_name, params, xs, ys):
+    """How feedback names the call: with the loss function the harness passes on."""
+    return describe_call("per_example_grads", (_LossName(loss_name), params, xs, ys), {})
+
+
+@contextlib.contextmanager
+def _through_harness(submission, args):
+    """Feedback about per_example_grads, for a call made through the setup cell's harness."""
+    submission.require("per_example_grads")
+    if not submission.describe(HARNESS).get("exists"):
+        raise StudentCodeError(_fix("per_example_grads", "setup_missing"))
+    try:
+        yield
+    except StudentCodeError as error:
+        if error.error_type == "NotImplementedError":
+            raise StudentCodeError(messages.text("call.not_implemented", function="per_example_grads"),
+                                   error.error_type, error.error) from None
+        feedback = str(error).replace(describe_call(HARNESS, args, {}), _per_example_call(*args))
+        raise StudentCodeError(f"{feedback}\n{_fix('per_example_grads', 'values')}", error.error_type,
+                               error.error) from None
+    except AssertionError as error:
+        raise AssertionError(str(error).replace(describe_call(HARNESS, args, {}), _per_example_call(*args))) from None
+
+
+def _check_one_gradient_per_example(actual, params, batch, call):
+    """A result shaped like params itself (no batch axis) is the gradient of one loss over the batch."""
+    try:
+        assert_same_structure(actual, params, call=call)
+    except AssertionError:
+        return
+    got = [np.shape(leaf) for leaf in jax.tree.leaves(actual)]
+    if got and got == [np.shape(leaf) for leaf in jax.tree.leaves(params)]:
+        raise AssertionError(messages.text("07_vmap_pytrees.per_example_grads.one_gradient", call=call, batch=batch))
+
+
+def _expect_per_example_grads(submission, loss_name, params, xs, ys, *, mode="plain", hint=None):
+    """The harness's result (plain or jitted with the loss static) equals the per-example gradients."""
+    args = (loss_name, params, xs, ys)
+    expected = _as_float32(_PER_EXAMPLE_GRADIENTS[loss_name](params, xs, ys))
+    call = _per_example_call(*args)
+    with _through_harness(submission, args):
+        facts = None
+        if mode == "jit":
+            facts = submission.trace(HARNESS, args, static_argnums=(0,))
+            assert_no_host_callbacks(facts, function="per_example_grads")
+            call = f"jit({call})"
+        actual = submission.call_with(HARNESS, args, mode=mode, static_argnums=(0,) if mode == "jit" else ())
+    _check_one_gradient_per_example(actual, params, len(xs), call)
+    with _hint_on_mismatch(hint or _fix("per_example_grads", "values")):
+        assert_close(actual, expected, call=call, rtol=RTOL, atol=ATOL, check_dtype=True)
+    return facts
+
+
+@graded("per_example_grads", "correct for the grader's loss functions")
+def test_per_example_grads_correct(submission, rng, seed):
+    for loss_name in ("squared_error", "logistic"):
+        _expect_per_example_grads(submission, loss_name, *_loss_problem(rng, loss_name, seed))
+
+
+@graded("per_example_grads", "params structure preserved")
+def test_per_example_grads_structure(submission, rng, seed):
+    for loss_name in ("mlp_squared_error", "nested_log_cosh"):
+        _expect_per_example_grads(submission, loss_name, *_loss_problem(rng, loss_name, seed),
+                                  hint=_fix("per_example_grads", "structure"))
+
+
+@graded("per_example_grads", "jittable with loss_fn static")
+def test_per_example_grads_jittable(submission, rng, seed):
+    _expect_per_example_grads(submission, "logistic", *_loss_problem(rng, "logistic", seed), mode="jit")
+
+
+@graded("per_example_grads", "program size independent of the batch size")
+def test_per_example_grads_not_unrolled(submission, rng, seed):
+    facts = [_expect_per_example_grads(submission, "squared_error",
+                                       *_loss_problem(rng, "squared_error", seed, batch=batch), mode="jit")
+             for batch in PROGRAM_SIZE_BATCHES]
+    assert_not_unrolled(*facts, function="per_example_grads", n_small=PROGRAM_SIZE_BATCHES[0],
+                        n_large=PROGRAM_SIZE_BATCHES[1],
+                        fix=_fix("per_example_grads", "unrolled_fix"))
+
+
+# --- sgd_update --------------------------------------------------------------------
+
+def _pytree_templates(seed):
+    """Three parameter structures (nested dicts, lists, tuples, 0-d scalars) with hidden leaf shapes."""
+    a, b, c = (int(k) for k in _sizes(seed, "sgd_update").integers(2, 7, 3))
+    return [
+        {"layers": [{"w": (a, b), "b": (b,)}, {"w": (b, c), "b": (c,)}], "scale": ()},
+        ({"kernel": (a, b)}, [(), (c,)]),
+        {"encoder": {"dense": {"w": (a,), "b": ()}}, "decoder": ((b, c), (c,)), "temperature": ()},
+    ]
+
+
+def _is_shape(node):
+    return isinstance(node, tuple) and all(isinstance(k, int) for k in node)
+
+
+def _fill(rng, template):
+    """A float32 pytree of `template`'s structure, each shape tuple replaced by an array of that shape."""
+    return jax.tree.map(lambda shape: _normal(rng, shape), template, is_leaf=_is_shape)
+
+
+def _learning_rate(rng):
+    return F32(round(float(rng.uniform(0.01, 0.5)), 4))
+
+
+def _sgd(params, grads, learning_rate):
+    return jax.tree.map(lambda p, g: np.asarray(p.astype(np.float64) - float(learning_rate) * g, dtype=F32),
+                        params, grads)
+
+
+def _update_args(rng, template):
+    return _fill(rng, template), _fill(rng, template), _learning_rate(rng)
+
+
+def _expect_updated_leaves(actual, expected, call):
+    """The leaves of `actual`, in jax.tree.leaves order, equal those of `expected`: values and dtypes only."""
+    with _hint_on_mismatch(_fix("sgd_update", "values")):
+        assert_close(jax.tree.leaves(actual), jax.tree.leaves(expected), call=f"{call} (leaves in order)",
+                     rtol=RTOL, atol=ATOL, check_dtype=True)
+
+
+@graded("sgd_update", "correct on hidden pytrees")
+def test_sgd_update_correct(submission, rng, seed):
+    """Leaf values in order; the exact containers are the structure check's business."""
+    for template in _pytree_templates(seed)[:2]:
+        args = _update_args(rng, template)
+        with _fix_on_error("sgd_update", "values"):
+            actual = submission.call("sgd_update", *args)
+        _expect_updated_leaves(actual, _sgd(*args), describe_call("sgd_update", args, {}))
+
+
+@graded("sgd_update", "same tree structure and dtypes as params")
+def test_sgd_update_structure(submission, rng, seed):
+    for template in _pytree_templates(seed)[1:]:
+        args = _update_args(rng, template)
+        with _fix_on_error("sgd_update", "values"):
+            expect_output(submission, "sgd_update", args, _sgd(*args), check_dtype=True, rtol=RTOL, atol=ATOL,
+                          hint=_fix("sgd_update", "structure"))
+
+
+@graded("sgd_update", "jittable with learning_rate traced")
+def test_sgd_update_jittable(submission, rng, seed):
+    """Leaf values of the jitted program; the exact containers are the structure check's business."""
+    a, b, _ = (int(k) for k in _sizes(seed, "sgd_update").integers(2, 7, 3))
+    args = _update_args(rng, {"w": (a, b), "b": (b,)})
+    with _fix_on_error("sgd_update", "traced_rate"):
+        facts = submission.trace("sgd_update", args)
+        assert_no_host_callbacks(facts, function="sgd_update")
+        actual = submission.call_with("sgd_update", args, mode="jit")
+    _expect_updated_leaves(actual, _sgd(*args), f"jit({describe_call('sgd_update', args, {})})")
