@@ -161,7 +161,9 @@ class Executor:
         warmup = [(tuple(a), dict(k)) for a, k in decoded.get("warmup", [])]
         calls = [(tuple(a), dict(k)) for a, k in decoded.get("calls", [])]
         result = count_traces(fn, calls, warmup=warmup, count_all=bool(request.get("count_all")), **options)
-        return {"traces": result.traces, "per_call": result.per_call, "explanations": result.explanations}
+        # The outputs go back too: a trace count scores only with correct values.
+        return {"traces": result.traces, "per_call": result.per_call, "explanations": result.explanations,
+                "value": result.outputs}
 
     # --- helpers -------------------------------------------------------------
 
@@ -236,7 +238,8 @@ def _encode_result(result: dict) -> tuple[dict, list[np.ndarray]]:
         skeleton, arrays = wire_format.encode(result["value"], leaf_to_array)
     except wire_format.WireFormatError as error:
         return {"ok": False, "error": {"kind": "bad_output", "message": str(error)}}, []
-    return {"ok": True, "value_skeleton": skeleton}, arrays
+    facts = {key: item for key, item in result.items() if key != "value"}
+    return {"ok": True, **facts, "value_skeleton": skeleton}, arrays
 
 
 def describe_exception(error: BaseException) -> dict:

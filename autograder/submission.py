@@ -62,6 +62,7 @@ class TraceReport:
     traces: int
     per_call: tuple[int, ...]
     explanations: tuple[str, ...]
+    outputs: tuple[Any, ...] = ()  # what each counted call returned, in order
 
 
 class Submission:
@@ -189,8 +190,16 @@ class Submission:
                   "static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}
         plan = {"warmup": [(tuple(a), dict(k)) for a, k in warmup], "calls": [(tuple(a), dict(k)) for a, k in calls]}
         header["calls_skeleton"], arrays = _encode(plan)
-        answer = self._ask(header, arrays, function, f"{function} over its call sequence")
-        return TraceReport(int(answer.get("traces", -1)), tuple(answer.get("per_call", ())), tuple(str(e) for e in answer.get("explanations", ())))
+        call = f"{function} over its call sequence"
+        answer, out_arrays = self._send(header, arrays, call)
+        try:
+            outputs = wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
+        except wire_format.WireFormatError as error:
+            raise StudentCodeError(messages.text("call.bad_output", call=call, detail=error)) from None
+        if not isinstance(outputs, list) or len(outputs) != len(calls):
+            raise StudentCodeError(messages.text("call.bad_output", call=call, detail="one output per call expected"))
+        return TraceReport(int(answer.get("traces", -1)), tuple(answer.get("per_call", ())),
+                           tuple(str(e) for e in answer.get("explanations", ())), tuple(outputs))
 
     # --- plumbing ----------------------------------------------------------
 

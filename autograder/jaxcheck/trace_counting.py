@@ -25,6 +25,7 @@ class TraceCount:
     traces: int
     per_call: list[int]
     explanations: list[str]
+    outputs: list[Any] = dataclasses.field(default_factory=list)  # what each counted call returned
 
 
 def is_jitted(obj: Any) -> bool:
@@ -130,16 +131,16 @@ def count_traces(
         name = counter.__name__
     for args, kwargs in warmup:
         jax.block_until_ready(target(*args, **kwargs))
-    per_call = []
+    per_call, outputs = [], []
     with cache_miss_explanations() as explanations:
         for args, kwargs in calls:
             with trace_events() as names:
-                jax.block_until_ready(target(*args, **kwargs))
+                outputs.append(jax.block_until_ready(target(*args, **kwargs)))
             if count_all:
                 per_call.append(len(names))
             else:
                 per_call.append(sum(1 for n in names if n == name))
-    return TraceCount(traces=sum(per_call), per_call=per_call, explanations=list(explanations))
+    return TraceCount(traces=sum(per_call), per_call=per_call, explanations=list(explanations), outputs=outputs)
 
 
 def _counting_wrapper(fn: Callable) -> Callable:

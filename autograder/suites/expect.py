@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from autograder import messages
-from autograder.jaxcheck.compare import assert_close, assert_equal, assert_same_shapes
-from autograder.jaxcheck.expectations import assert_no_host_callbacks
+from autograder.jaxcheck.compare import assert_close, assert_equal
+from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_trace_count
 from autograder.jaxcheck.hints import hint_for
 from autograder.submission import StudentCodeError, Submission, describe_call
 
@@ -56,19 +56,61 @@ def expect_jittable(
     kwargs: dict[str, Any] | None = None,
     static_argnums: Sequence[int] = (),
     static_argnames: Sequence[str] = (),
+    exact: bool = False,
+    rtol: float | None = None,
+    atol: float | None = None,
+    hint: str | None = None,
 ):
-    """`function` traces with the non-static arguments abstract, and jit(function) runs.
+    """`function` traces with the non-static arguments abstract, and jit(function) gives `expected`.
 
-    Only the output's structure and shapes are compared: wrong values are the
-    correctness checks' business, so a mistake loses its points once.
+    Points for a property only come with correct values: a function that
+    jits but returns a constant earns nothing here. Returns the program's
+    facts, so structure checks ("no Python loop", "uses lax.cond") rest on a
+    program that was just shown to compute the right thing.
     """
     facts = submission.trace(function, args, kwargs, static_argnums=static_argnums, static_argnames=static_argnames)
     assert_no_host_callbacks(facts, function=function)
-    kwargs = dict(kwargs or {})
-    actual = submission.call_with(function, args, kwargs, mode="jit",
-                                  static_argnums=static_argnums, static_argnames=static_argnames)
-    assert_same_shapes(actual, expected, call=f"jit({describe_call(function, args, kwargs)})")
+    expect_output(submission, function, args, expected, kwargs=kwargs, mode="jit", static_argnums=static_argnums,
+                  static_argnames=static_argnames, exact=exact, rtol=rtol, atol=atol, hint=hint)
     return facts
+
+
+def expect_trace_count(
+    submission: Submission,
+    function: str,
+    calls: Sequence[tuple[Sequence[Any], dict[str, Any]]],
+    expected_outputs: Sequence[Any],
+    traces: int,
+    *,
+    call_sequence: str,
+    fix: str = "",
+    warmup: Sequence[tuple[Sequence[Any], dict[str, Any]]] = (),
+    static_argnums: Sequence[int] = (),
+    static_argnames: Sequence[str] = (),
+    count_all: bool = False,
+    exact: bool = False,
+    check_dtype: bool = False,
+    rtol: float | None = None,
+    atol: float | None = None,
+    hint: str | None = None,
+) -> None:
+    """Over `calls`, `function` returns `expected_outputs` and is traced exactly `traces` times.
+
+    The values come first: "compiles once" is only worth points for a
+    function that computes the right thing on every call of the sequence.
+    """
+    report = submission.count_traces(function, calls, warmup=warmup, static_argnums=static_argnums,
+                                     static_argnames=static_argnames, count_all=count_all)
+    compare = assert_equal if exact else assert_close
+    options = {} if exact else {"rtol": rtol, "atol": atol}
+    for (args, kwargs), actual, expected in zip(calls, report.outputs, expected_outputs, strict=True):
+        try:
+            compare(actual, expected, call=describe_call(function, args, kwargs), check_dtype=check_dtype, **options)
+        except AssertionError as error:
+            if hint is None:
+                raise
+            raise AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}") from None
+    assert_trace_count(report, traces, call_sequence=call_sequence, fix=fix)
 
 
 def expect_jitted(submission: Submission, function: str, *, fix: str = "") -> None:

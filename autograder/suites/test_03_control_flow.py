@@ -5,33 +5,33 @@ import contextlib
 import numpy as np
 
 from autograder import messages
-from autograder.jaxcheck.compare import assert_same_shapes
-from autograder.jaxcheck.expectations import assert_not_unrolled, assert_trace_count, assert_uses_primitive
+from autograder.jaxcheck.expectations import assert_not_unrolled, assert_uses_primitive
 from autograder.jaxcheck.hints import hint_key
 from autograder.pytest_plugin import graded
-from autograder.submission import StudentCodeError, describe_call
-from autograder.suites.expect import expect_jittable, expect_output
+from autograder.submission import StudentCodeError
+from autograder.suites.expect import expect_jittable, expect_output, expect_trace_count
 
 F32 = np.float32
 I32 = np.int32
 
 
-def _trace_for_structure(submission, function, args, static_args, static_argnum):
-    """The jaxpr facts of `function` with `args` traced, for the structure checks.
+def _program_for_structure(submission, function, args, static_args, static_argnum, expected):
+    """The facts of `function`'s program with `args` traced, once jit of it has given `expected`.
 
-    A student's own `jax.jit` object that marks this argument static cannot take
-    it traced (JAX refuses to hash a tracer). That mistake is the compile-once
-    check's business, so here it is traced as the student declared it instead
+    Structure points come only with correct values. A student's own
+    `jax.jit` object that marks this argument static cannot take it traced
+    (JAX refuses to hash a tracer). That mistake is the compile-once check's
+    business, so here it is traced as the student declared it instead
     (`static_args` in place of `args`), and the structure check judges the rest.
     """
     try:
-        return submission.trace(function, args)
+        return expect_jittable(submission, function, args, expected)
     except StudentCodeError as error:
         described = error.error
         if hint_key(described.get("mro", ()), str(described.get("message", ""))) != "hint.UnhashableStatic":
             raise
         try:
-            return submission.trace(function, static_args, static_argnums=(static_argnum,))
+            return expect_jittable(submission, function, static_args, expected, static_argnums=(static_argnum,))
         except StudentCodeError:
             raise error from None
 
@@ -73,18 +73,19 @@ def test_square_jittable(submission, rng):
 @graded("square", "compiles once for both values of negate")
 def test_square_compiles_once(submission, rng):
     x = _x(rng)
-    calls = [((x, np.bool_(negate)), {}) for negate in (True, False, True, False)]
+    negates = (True, False, True, False)
     with _fix_on_error("03_control_flow.square.keep_traced"):
-        report = submission.count_traces("square", calls)
-    assert_trace_count(report, 1, call_sequence=f"square(f32{list(x.shape)}, negate) with negate = True, False, True, False",
-                       fix=messages.text("03_control_flow.square.keep_traced"))
+        expect_trace_count(submission, "square", [((x, np.bool_(negate)), {}) for negate in negates],
+                           [_square(x, negate) for negate in negates], 1,
+                           call_sequence=f"square(f32{list(x.shape)}, negate) with negate = True, False, True, False",
+                           fix=messages.text("03_control_flow.square.keep_traced"))
 
 
 @graded("square", "uses lax.cond")
 def test_square_uses_cond(submission, rng):
     x = _x(rng)
     with _fix_on_error("03_control_flow.square.keep_traced"):
-        facts = _trace_for_structure(submission, "square", (x, np.bool_(True)), (x, True), 1)
+        facts = _program_for_structure(submission, "square", (x, np.bool_(True)), (x, True), 1, _square(x, True))
     assert_uses_primitive(facts, {"cond"}, function="square", construct="`lax.cond`",
                           why=messages.text("03_control_flow.square.use_cond"))
 
@@ -122,9 +123,9 @@ def test_sum_init_compiles_once(submission, rng):
     x = _summands(rng, int(rng.integers(10, 50)))
     nums = [0, len(x), *(int(n) for n in rng.choice(np.arange(1, len(x)), 4, replace=False))]
     with _fix_on_error("03_control_flow.sum_init.keep_traced"):
-        report = submission.count_traces("sum_init", [((x, num), {}) for num in nums])
-    assert_trace_count(report, 1, call_sequence=f"sum_init(f32[{len(x)}], num) with num = {', '.join(map(str, nums))}",
-                       fix=messages.text("03_control_flow.sum_init.keep_traced"))
+        expect_trace_count(submission, "sum_init", [((x, num), {}) for num in nums], [_sum_init(x, num) for num in nums],
+                           1, call_sequence=f"sum_init(f32[{len(x)}], num) with num = {', '.join(map(str, nums))}",
+                           fix=messages.text("03_control_flow.sum_init.keep_traced"))
 
 
 @graded("sum_init", "program size independent of len(x)")
@@ -135,7 +136,7 @@ def test_sum_init_not_unrolled(submission, rng):
     for n in (n_small, n_large):
         x = _summands(rng, n)
         with _fix_on_error("03_control_flow.sum_init.keep_traced"):
-            facts.append(_trace_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1))
+            facts.append(_program_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1, _sum_init(x, num)))
     assert_not_unrolled(*facts, function="sum_init", n_small=n_small, n_large=n_large,
                         fix=messages.text("03_control_flow.sum_init.unrolled_fix"))
 
@@ -145,7 +146,7 @@ def test_sum_init_uses_fori_loop(submission, rng):
     x = _summands(rng, int(rng.integers(5, 50)))
     num = int(rng.integers(1, len(x)))
     with _fix_on_error("03_control_flow.sum_init.keep_traced"):
-        facts = _trace_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1)
+        facts = _program_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1, _sum_init(x, num))
     # fori_loop lowers to `while` with a traced bound and to `scan` with Python-int bounds.
     assert_uses_primitive(facts, {"while", "scan"}, function="sum_init", construct="`lax.fori_loop`",
                           why=messages.text("03_control_flow.sum_init.use_fori_loop"))
@@ -183,9 +184,10 @@ def test_power_iteration_compiles_once(submission, rng):
     a = _symmetric_positive(rng)
     counts = [0, *(int(k) for k in rng.choice(np.arange(1, 30), 4, replace=False))]
     with _fix_on_error("03_control_flow.power_iteration.keep_traced"):
-        report = submission.count_traces("power_iteration", [((a, k), {}) for k in counts])
-    assert_trace_count(report, 1, call_sequence=f"power_iteration(f32[{len(a)}, {len(a)}], num_iters) with num_iters = {', '.join(map(str, counts))}",
-                       fix=messages.text("03_control_flow.power_iteration.keep_traced"))
+        expect_trace_count(submission, "power_iteration", [((a, k), {}) for k in counts],
+                           [_power_iteration(a, k) for k in counts], 1, rtol=1e-4, atol=1e-5,
+                           call_sequence=f"power_iteration(f32[{len(a)}, {len(a)}], num_iters) with num_iters = {', '.join(map(str, counts))}",
+                           fix=messages.text("03_control_flow.power_iteration.keep_traced"))
 
 
 # --- collatz_steps -------------------------------------------------------------------
@@ -218,13 +220,12 @@ def test_collatz_steps_jittable(submission, rng):
 def test_collatz_steps_vmap(submission, rng):
     ns = np.concatenate([np.array([1, 6], I32), _starts(rng, int(rng.integers(10, 30)))])
     rng.shuffle(ns)
-    actual = submission.call_with("collatz_steps", (ns,), mode="vmap")
-    # Shapes only: wrong values are the correctness check's business.
-    assert_same_shapes(actual, np.array([_collatz(n) for n in ns]), call=f"vmap({describe_call('collatz_steps', (ns,), {})})")
+    expect_output(submission, "collatz_steps", (ns,), np.array([_collatz(n) for n in ns]), exact=True, mode="vmap")
 
 
 @graded("collatz_steps", "uses lax.while_loop")
 def test_collatz_steps_uses_while_loop(submission, rng):
-    facts = submission.trace("collatz_steps", (_starts(rng, 1)[0],))
+    n = _starts(rng, 1)[0]
+    facts = expect_jittable(submission, "collatz_steps", (n,), _collatz(n), exact=True)
     assert_uses_primitive(facts, {"while"}, function="collatz_steps", construct="`lax.while_loop`",
                           why=messages.text("03_control_flow.collatz_steps.use_while_loop"))

@@ -18,7 +18,7 @@ import pytest
 
 from autograder import messages
 from autograder.jaxcheck.compare import assert_close, assert_same_shapes, assert_same_structure, describe_structure
-from autograder.jaxcheck.expectations import assert_trace_count
+from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_trace_count
 from autograder.pytest_plugin import graded
 from autograder.submission import describe_call
 
@@ -145,10 +145,15 @@ def _aux_shape(n):
     return {"predictions": np.zeros(n, F32), "residuals": np.zeros(n, F32)}
 
 
-def _expect_jittable(submission, function, args):
-    """Traces with every argument abstract, and jax.jit(function) runs; values are the other checks' business."""
-    submission.trace(function, args)
-    submission.call_with(function, args, mode="jit")
+def _jitted(submission, function, args):
+    """What jax.jit(function) returns on `args`, after tracing it with every argument abstract.
+
+    The jittable checks then compare these values like the correctness
+    checks do: a function that jits but computes the wrong thing earns nothing.
+    """
+    facts = submission.trace(function, args)
+    assert_no_host_callbacks(facts, function=function)
+    return submission.call_with(function, args, mode="jit")
 
 
 # --- loss_with_aux ---------------------------------------------------------------
@@ -161,23 +166,28 @@ def _loss_output(out, n, call):
     return out
 
 
+def _expect_loss_with_aux(out, params, x, y, call):
+    mse, aux = _loss_output(out, len(x), call)
+    predictions, residuals, terms = _forward(params, x, y)
+    hint = "05_grad_aux.loss_with_aux.values"
+    _close(mse, _loss(params, x, y), call=f"{call}[0] (mse)", scale=_loss_scale(params, x, y), hint_key=hint)
+    _close(aux["predictions"], predictions, call=f"{call}[1]['predictions']", scale=terms.max(), hint_key=hint)
+    _close(aux["residuals"], residuals, call=f"{call}[1]['residuals']", scale=terms.max(), hint_key=hint)
+
+
 @graded("loss_with_aux", "correct values and structure")
 def test_loss_with_aux_correct(submission, rng, n):
     for _ in range(2):
         params, (x, y) = _params(rng), _data(rng, n)
         call = describe_call("loss_with_aux", (params, x, y), {})
-        mse, aux = _loss_output(submission.call("loss_with_aux", params, x, y), len(x), call)
-        predictions, residuals, terms = _forward(params, x, y)
-        hint = "05_grad_aux.loss_with_aux.values"
-        _close(mse, _loss(params, x, y), call=f"{call}[0] (mse)", scale=_loss_scale(params, x, y), hint_key=hint)
-        _close(aux["predictions"], predictions, call=f"{call}[1]['predictions']", scale=terms.max(), hint_key=hint)
-        _close(aux["residuals"], residuals, call=f"{call}[1]['residuals']", scale=terms.max(), hint_key=hint)
+        _expect_loss_with_aux(submission.call("loss_with_aux", params, x, y), params, x, y, call)
 
 
 @graded("loss_with_aux", "jittable")
 def test_loss_with_aux_jittable(submission, rng, n):
     params, (x, y) = _params(rng), _data(rng, n)
-    _expect_jittable(submission, "loss_with_aux", (params, x, y))
+    call = f"jit({describe_call('loss_with_aux', (params, x, y), {})})"
+    _expect_loss_with_aux(_jitted(submission, "loss_with_aux", (params, x, y)), params, x, y, call)
 
 
 # --- grad_with_aux ---------------------------------------------------------------
@@ -204,16 +214,20 @@ def _grads_from(out, n, call) -> dict:
     raise _structure_error(out, (_PARAMS_SHAPE, _aux_shape(n)), call, hint)
 
 
+def _expect_analytic_grads(out, params, x, y, call):
+    grads = _grads_from(out, len(x), call)
+    expected, scales = _grads(params, x, y), _grad_scales(params, x, y)
+    for key in ("w", "b"):
+        _close(grads[key], expected[key], call=f"{call}[0][{key!r}]", scale=scales[key],
+               hint_key="05_grad_aux.grad_with_aux.values")
+
+
 @graded("grad_with_aux", "gradient matches the analytic formula")
 def test_grad_with_aux_analytic(submission, rng, n):
     for _ in range(2):
         params, (x, y) = _params(rng), _data(rng, n)
         call = describe_call("grad_with_aux", (params, x, y), {})
-        grads = _grads_from(submission.call("grad_with_aux", params, x, y), len(x), call)
-        expected, scales = _grads(params, x, y), _grad_scales(params, x, y)
-        for key in ("w", "b"):
-            _close(grads[key], expected[key], call=f"{call}[0][{key!r}]", scale=scales[key],
-                   hint_key="05_grad_aux.grad_with_aux.values")
+        _expect_analytic_grads(submission.call("grad_with_aux", params, x, y), params, x, y, call)
 
 
 FD_STEP = 0.125  # the loss is quadratic in w and b: central differences are exact but for rounding
@@ -249,11 +263,7 @@ def test_grad_with_aux_finite_differences(submission, rng, n):
             raise AssertionError(f"{error}\n{_hint('05_grad_aux.grad_with_aux.finite_differences')}") from None
 
 
-@graded("grad_with_aux", "aux correct")
-def test_grad_with_aux_aux(submission, rng, n):
-    params, (x, y) = _params(rng), _data(rng, n)
-    call = describe_call("grad_with_aux", (params, x, y), {})
-    out = submission.call("grad_with_aux", params, x, y)
+def _expect_aux(out, params, x, y, call):
     if not (isinstance(out, tuple) and len(out) == 2 and _is_dict_with(out[1], AUX_KEYS)):
         hint = _misplaced_parts_hint(out, len(x))
         if hint == "05_grad_aux.grad_with_aux.wrong_argument":
@@ -266,10 +276,20 @@ def test_grad_with_aux_aux(submission, rng, n):
                hint_key="05_grad_aux.grad_with_aux.aux")
 
 
+@graded("grad_with_aux", "aux correct")
+def test_grad_with_aux_aux(submission, rng, n):
+    params, (x, y) = _params(rng), _data(rng, n)
+    call = describe_call("grad_with_aux", (params, x, y), {})
+    _expect_aux(submission.call("grad_with_aux", params, x, y), params, x, y, call)
+
+
 @graded("grad_with_aux", "jittable")
 def test_grad_with_aux_jittable(submission, rng, n):
     params, (x, y) = _params(rng), _data(rng, n)
-    _expect_jittable(submission, "grad_with_aux", (params, x, y))
+    call = f"jit({describe_call('grad_with_aux', (params, x, y), {})})"
+    out = _jitted(submission, "grad_with_aux", (params, x, y))
+    _expect_analytic_grads(out, params, x, y, call)
+    _expect_aux(out, params, x, y, call)
 
 
 # --- train_step ------------------------------------------------------------------
@@ -284,25 +304,30 @@ def _learning_rate(rng) -> float:
     return round(float(rng.uniform(0.05, 0.3)), 4)
 
 
+def _expect_new_params(out, args, call):
+    params, x, y, learning_rate = args
+    new_params, _ = _train_step_output(out, call)
+    expected, scales = _step(params, x, y, learning_rate), _grad_scales(params, x, y)
+    for key in ("w", "b"):
+        _close(new_params[key], expected[key], call=f"{call}[0][{key!r}]",
+               scale=abs(float(params[key])) + learning_rate * scales[key],
+               hint_key="05_grad_aux.train_step.params")
+
+
 @graded("train_step", "jitted object")
-def test_train_step_jitted(submission):
+def test_train_step_jitted(submission, rng, n):
     if not submission.is_jitted("train_step"):
         type_name = submission.describe("train_step").get("type_name")
         raise AssertionError(messages.text("check.not_jitted", function="train_step", type_name=type_name))
+    args = (_params(rng), *_data(rng, n), _learning_rate(rng))
+    _expect_new_params(submission.call("train_step", *args), args, describe_call("train_step", args, {}))
 
 
 @graded("train_step", "correct new params")
 def test_train_step_new_params(submission, rng, n):
     for _ in range(2):
-        params, (x, y), learning_rate = _params(rng), _data(rng, n), _learning_rate(rng)
-        args = (params, x, y, learning_rate)
-        call = describe_call("train_step", args, {})
-        new_params, _ = _train_step_output(submission.call("train_step", *args), call)
-        expected, scales = _step(params, x, y, learning_rate), _grad_scales(params, x, y)
-        for key in ("w", "b"):
-            _close(new_params[key], expected[key], call=f"{call}[0][{key!r}]",
-                   scale=abs(float(params[key])) + learning_rate * scales[key],
-                   hint_key="05_grad_aux.train_step.params")
+        args = (_params(rng), *_data(rng, n), _learning_rate(rng))
+        _expect_new_params(submission.call("train_step", *args), args, describe_call("train_step", args, {}))
 
 
 @graded("train_step", "loss at the old params")
@@ -331,6 +356,8 @@ def test_train_step_traced_once(submission, rng, n):
         calls.append((({k: _scalar(v) for k, v in current.items()}, x, y, rate), {}))
         current = _step(current, x, y, rate)
     report = submission.count_traces("train_step", calls)
+    for (args, _), out in zip(calls, report.outputs, strict=True):
+        _expect_new_params(out, args, describe_call("train_step", args, {}))
     assert_trace_count(report, 1, fix=messages.text("05_grad_aux.train_step.retrace"),
                        call_sequence=messages.text("05_grad_aux.train_step.run", steps=len(calls)))
 
@@ -346,25 +373,28 @@ def _fit_output(out, num_steps, call):
     return out
 
 
-@graded("fit", "correct final params and losses")
-def test_fit_correct(submission, rng, n):
+def _expect_fit(out, args, call):
     """The same recurrence in float64. Gradient descent at these learning rates
     contracts, so float32 rounding does not grow along the run; rtol 1e-4 and
     1e-4 of the terms' magnitude leave a wide margin for float32 and still
     catch a loss taken one step late or a step not fed into the next."""
+    params, x, y, learning_rate, num_steps = args
+    final, losses = _fit_output(out, num_steps, call)
+    expected_final, expected_losses = _fit(params, x, y, learning_rate, num_steps)
+    scale = _loss_scale(params, x, y)
+    _close(losses, expected_losses, call=f"{call}[1]", scale=10 * scale, rtol=1e-4,
+           hint_key="05_grad_aux.fit.values")
+    for key in ("w", "b"):
+        _close(final[key], expected_final[key], call=f"{call}[0][{key!r}]",
+               scale=10 * (1 + abs(expected_final[key])), rtol=1e-4, hint_key="05_grad_aux.fit.values")
+
+
+@graded("fit", "correct final params and losses")
+def test_fit_correct(submission, rng, n):
     for _ in range(2):
         params, (x, y), learning_rate = _params(rng), _data(rng, n), _learning_rate(rng)
-        num_steps = int(rng.integers(5, 25))
-        args = (params, x, y, learning_rate, num_steps)
-        call = describe_call("fit", args, {})
-        final, losses = _fit_output(submission.call("fit", *args), num_steps, call)
-        expected_final, expected_losses = _fit(params, x, y, learning_rate, num_steps)
-        scale = _loss_scale(params, x, y)
-        _close(losses, expected_losses, call=f"{call}[1]", scale=10 * scale, rtol=1e-4,
-               hint_key="05_grad_aux.fit.values")
-        for key in ("w", "b"):
-            _close(final[key], expected_final[key], call=f"{call}[0][{key!r}]",
-                   scale=10 * (1 + abs(expected_final[key])), rtol=1e-4, hint_key="05_grad_aux.fit.values")
+        args = (params, x, y, learning_rate, int(rng.integers(5, 25)))
+        _expect_fit(submission.call("fit", *args), args, describe_call("fit", args, {}))
 
 
 CONVERGE_STEPS, CONVERGE_RATE, CONVERGE_TOL = 500, 0.3, 1e-2
@@ -419,6 +449,8 @@ def test_fit_traces_train_step_once(submission, rng, n):
     num_steps = int(rng.integers(15, 25))
     calls = [((_params(rng), x, y, learning_rate, num_steps), {}) for _ in range(3)]
     report = submission.count_traces("fit", calls[1:], warmup=calls[:1], count_all=True)
+    for (args, _), out in zip(calls[1:], report.outputs, strict=True):
+        _expect_fit(out, args, describe_call("fit", args, {}))
     assert_trace_count(report, 0, fix=messages.text("05_grad_aux.fit.retrace"),
                        call_sequence=messages.text("05_grad_aux.fit.calls", calls=len(calls) - 1,
                                                    num_steps=num_steps))

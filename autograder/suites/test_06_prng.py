@@ -96,6 +96,13 @@ def _expect_recipe(submission, function, args, expected, *, exact=False):
         compare(actual, expected, call=describe_call(function, args, {}), check_dtype=True)
 
 
+def _expect_recipe_values(actual, expected, call, function, *, exact=False):
+    """The values a property check already got equal the recipe's: property points need correct values."""
+    with _advice(f"06_prng.{function}.recipe"):
+        compare = assert_equal if exact else assert_close
+        compare(actual, expected, call=call, check_dtype=True)
+
+
 def _same(a, b):
     return np.asarray(a).shape == np.asarray(b).shape and np.array_equal(a, b)
 
@@ -143,11 +150,13 @@ def test_generate_linear_samples_reproducible(submission, rng, seed):
         assert_equal(again, first, call=call)
     except AssertionError:
         raise AssertionError(messages.text("06_prng.generate_linear_samples.not_reproducible", call=call)) from None
+    _expect_recipe_values(first, _linear_samples(*args), call, "generate_linear_samples")
 
 
 @graded("generate_linear_samples", "no key reuse")
 def test_generate_linear_samples_no_key_reuse(submission, rng, seed):
-    _call(submission, "generate_linear_samples", _linear_args(rng, _sample_counts(seed)[1]))
+    args = _linear_args(rng, _sample_counts(seed)[1])
+    _expect_recipe(submission, "generate_linear_samples", args, _linear_samples(*args))
 
 
 # --- init_mlp_params -------------------------------------------------------------
@@ -193,11 +202,13 @@ def test_init_mlp_params_equal_shapes_differ(submission, rng, seed):
             if _same(weights[i], weights[j]):
                 raise AssertionError(messages.text("06_prng.init_mlp_params.identical_layers", call=call,
                                                    first=i, second=j, shape=weights[i].shape))
+    _expect_recipe_values(params, _mlp_params(*args), call, "init_mlp_params")
 
 
 @graded("init_mlp_params", "no key reuse")
 def test_init_mlp_params_no_key_reuse(submission, rng, seed):
-    _call(submission, "init_mlp_params", (_layer_widths(seed)[0], _key(rng)))
+    args = (_layer_widths(seed)[0], _key(rng))
+    _expect_recipe(submission, "init_mlp_params", args, _mlp_params(*args))
 
 
 # --- dropout ---------------------------------------------------------------------
@@ -246,6 +257,7 @@ def test_dropout_same_key_same_output(submission, rng, seed):
     other = _call(submission, "dropout", (key_b, x, 0.5))
     if _same(first, other):
         raise AssertionError(messages.text("06_prng.dropout.key_ignored", call=call))
+    _expect_recipe_values(first, _dropout(key_a, x, 0.5), call, "dropout")
 
 
 @graded("dropout", "jittable with rate traced")
@@ -254,7 +266,7 @@ def test_dropout_jittable(submission, rng, seed):
     with _advice("06_prng.dropout.traced_rate"):
         submission.trace("dropout", args)
     actual = _call(submission, "dropout", args, mode="jit")
-    assert_same_shapes(actual, args[1], call=f"jit({describe_call('dropout', args, {})})")
+    _expect_recipe_values(actual, _dropout(*args), f"jit({describe_call('dropout', args, {})})", "dropout")
 
 
 # --- random_walk -----------------------------------------------------------------
@@ -267,6 +279,11 @@ def _walk_recipe(key, num_steps):
 
 def _walk(key, num_steps):
     return np.asarray(_walk_recipe(_jax_key(key), num_steps))
+
+
+def _walks(keys, num_steps):
+    """The recipe for a batch of keys, vmapped as the check vmaps the student's function."""
+    return np.asarray(jax.vmap(lambda key: _walk_recipe(key, num_steps))(_jax_key(keys)))
 
 
 def _walk_lengths(seed):
@@ -293,6 +310,7 @@ def test_random_walk_unit_steps(submission, rng, seed):
     if len(wrong):
         raise AssertionError(messages.text("06_prng.random_walk.not_unit_steps", call=call, count=len(wrong),
                                            total=len(steps), index=int(wrong[0]), value=f"{steps[wrong[0]]:g}"))
+    _expect_recipe_values(positions, _walk(*args), call, "random_walk", exact=True)
 
 
 @graded("random_walk", "mean over 1000 keys near 0")
@@ -303,6 +321,7 @@ def test_random_walk_mean_over_keys(submission, rng, seed):
     with _advice("06_prng.random_walk.vmap_fix", batch=WALKS):
         walks = _call(submission, "random_walk", args, mode="vmap", in_axes=(0, None))
     assert_same_shapes(walks, np.zeros((WALKS, num_steps), np.int32), call=call)
+    positions = walks
     walks = np.asarray(walks, dtype=np.float64)
     if (walks == walks[0]).all():
         raise AssertionError(messages.text("06_prng.random_walk.vmap_identical", call=call, batch=WALKS))
@@ -311,3 +330,4 @@ def test_random_walk_mean_over_keys(submission, rng, seed):
     if abs(mean) > tolerance:
         raise AssertionError(messages.text("06_prng.random_walk.vmap_mean", call=call, batch=WALKS,
                                            num_steps=num_steps, mean=mean, tolerance=tolerance))
+    _expect_recipe_values(positions, _walks(*args), call, "random_walk", exact=True)
