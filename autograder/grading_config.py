@@ -112,6 +112,7 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
                         f"{path}: points for {assignment} / {function} / {prop!r} "
                         f"must be a non-negative number, got {value!r}."
                     )
+    _check_unique_function_names(points, path)
     limits_raw = raw.get("limits", {})
     try:
         limits = Limits(
@@ -123,3 +124,17 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
         raise GradingConfigError(f"{path}: [limits] needs {missing.args[0]}.") from None
     return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})), source=path.resolve(),
                          sandbox=dict(raw.get("sandbox", {})))
+
+
+def _check_unique_function_names(points: dict, path: Path) -> None:
+    """A check cell names only its function, so one function name must belong to one assignment."""
+    owner: dict[str, str] = {}
+    for assignment, functions in points.items():
+        for function in functions:
+            if function in owner:
+                raise GradingConfigError(
+                    f"{path}: the function name {function!r} is graded in both {owner[function]} and "
+                    f"{assignment}. Function names must be unique across assignments, because a check "
+                    f"cell finds its suite by the function name alone; rename one of them."
+                )
+            owner[function] = assignment

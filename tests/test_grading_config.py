@@ -57,6 +57,8 @@ def test_each_property_is_graded_once(config):
     ('[limits]\nsubmission_seconds = 1\nload_seconds = 1\ncall_seconds = 1\n[assignments.a.f]\n"p" = -1\n', "non-negative"),
     ("[limits]\nsubmission_seconds = 1\n", "load_seconds"),
     ("not toml [", "not valid TOML"),
+    ('[limits]\nsubmission_seconds = 1\nload_seconds = 1\ncall_seconds = 1\n[assignments.a.selu]\n"p" = 1\n'
+     '[assignments.b.selu]\n"p" = 1\n', "unique across assignments"),
 ])
 def test_malformed_grading_toml_is_reported(tmp_path, bad, message):
     from autograder import grading_config

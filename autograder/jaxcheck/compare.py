@@ -13,7 +13,7 @@ import numpy as np
 
 from autograder import messages
 
-# (rtol, atol) by dtype; CURRICULUM.md: float32 rtol 1e-5, atol 1e-6.
+# (rtol, atol) by dtype; docs/curriculum.md: float32 rtol 1e-5, atol 1e-6.
 TOLERANCES = {
     "float16": (1e-3, 1e-3),
     "bfloat16": (1e-2, 1e-2),

@@ -1,7 +1,7 @@
 """07_vmap_pytrees: `jax.vmap` with `in_axes`, and functions of whole pytrees.
 
 References are computed here in float64 NumPy from the same float32 inputs.
-Tolerances (CURRICULUM.md): rtol 1e-5, atol 1e-5, except pairwise_distances
+Tolerances (docs/curriculum.md): rtol 1e-5, atol 1e-5, except pairwise_distances
 (atol 1e-3). Every structure check ("no Python loop", "program size") also
 compares the jitted program's values, so a wrong function earns nothing there.
 
