@@ -2,9 +2,10 @@
 
 Run by autograder.batch as
 `python -m autograder.batch_worker --seed S --config FILE --report-fd N [...]`.
-It reads one job per line on stdin (JSON: path, name, results), writes that
-submission's results.json, and answers one JSON line on the report
-descriptor. What it pays once for all its submissions instead of once for
+It reads one job per line on stdin (JSON: path, name, out, out_identity),
+writes that submission's `<out>/<name>/results.json` through reports.out_dir
+(into the out dir the parent opened, checked by device and inode, never
+through a link), and answers one JSON line on the report descriptor. What it pays once for all its submissions instead of once for
 each: the Python start-up and imports (jax, pytest), the pytest session and
 the collection of the suites (suite_session), the sandbox child's start-up
 and `import jax` (its zygote forks each child), and the compilation of the
@@ -33,6 +34,7 @@ from pathlib import Path
 from autograder import compilation_cache, grading_config, suite_session
 from autograder.grading import grade_submission
 from autograder.reports import gradescope_json
+from autograder.reports.out_dir import OutDir
 from autograder.sandbox import shared_programs
 from autograder.submission_source import read
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
@@ -96,7 +98,9 @@ class _Worker:
             data["extra_data"]["finished"] = True
             data["extra_data"]["sandbox"] = self.args.sandbox
             data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(usage)}
-            gradescope_json.write_json_atomically(data, Path(job["results"]))
+            # Into the directory the batch parent opened (the same device and inode), never through a link.
+            with OutDir(Path(job["out"]), create=False, identity=tuple(job["out_identity"])) as out:
+                gradescope_json.write_data(data, out, job["name"])
         except Exception:
             self._send({"name": job["name"], "failed": traceback.format_exc()[-1500:]})
             return False

@@ -88,6 +88,7 @@ def _check(args, config) -> int:
 
 def _grade(args, config) -> int:
     from autograder.batch import grade_batch
+    from autograder.reports.out_dir import OutDirError
 
     if args.sandbox == "os":
         from autograder.sandbox import os_isolation
@@ -101,8 +102,12 @@ def _grade(args, config) -> int:
         print("autograder: --sandbox process: submissions run as ordinary child processes without OS isolation; "
               "a hostile submission can change grades. Every result records this mode.", file=sys.stderr)
     seed = config.resolve_seed("grade", args.seed)
-    results = grade_batch(args.paths, args.out, config, seed=seed, jobs=args.jobs,
-                          assignment=args.assignment, resume=args.resume, sandbox=args.sandbox)
+    try:
+        results = grade_batch(args.paths, args.out, config, seed=seed, jobs=args.jobs,
+                              assignment=args.assignment, resume=args.resume, sandbox=args.sandbox)
+    except OutDirError as error:
+        print(f"autograder: cannot grade: {error}", file=sys.stderr)
+        return 2
     for result in results:
         extra = result.get("extra_data", {})
         print(f"{extra.get('submission')}: {result.get('score', 0):g} / {extra.get('max_score', 0):g}")

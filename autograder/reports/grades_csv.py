@@ -1,22 +1,27 @@
-"""grades.csv: one row per submission of a batch."""
+"""grades.csv: one row per submission of a batch, at the top of the out dir."""
 
 from __future__ import annotations
 
 import csv
-import os
-from pathlib import Path
+import io
 
+from autograder.reports.out_dir import OutDir
+
+FILENAME = "grades.csv"
 COLUMNS = ("submission", "assignment", "score", "max_score", "passed", "failed", "seed", "path")
 
 
-def write(rows: list[dict], path: Path) -> None:
-    """Write rows built from results.json files (see `row`), atomically."""
-    temporary = path.with_suffix(".csv.tmp")
-    with open(temporary, "w", newline="", encoding="utf-8") as out:
-        writer = csv.DictWriter(out, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(temporary, path)
+def write(rows: list[dict], out: OutDir) -> None:
+    """Write rows built from results.json files (see `row`) to `<out>/grades.csv`, atomically."""
+    out.write_file(None, FILENAME, render(rows).encode("utf-8"), mode=0o666)
+
+
+def render(rows: list[dict]) -> str:
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows)
+    return text.getvalue()
 
 
 def row(results_json: dict) -> dict:

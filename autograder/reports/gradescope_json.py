@@ -1,33 +1,47 @@
-"""Writing and reading Gradescope-format results.json files, atomically."""
+"""Writing and reading Gradescope-format results.json files in the out dir, atomically.
+
+Each submission's file is `<out>/<name>/results.json`, written and read
+through out_dir.OutDir: never through a symbolic link, never by opening
+something that could block, and read back only if it is a regular file of
+bounded size that holds the shape the grader writes.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from pathlib import Path
 
+from autograder.reports.out_dir import OutDir
 from autograder.results import SubmissionResult
 
-
-def write(result: SubmissionResult, path: Path) -> None:
-    """Write `result` to `path`: a temporary file renamed over it, so readers never see half a file."""
-    write_json_atomically(result.to_gradescope(), path)
+FILENAME = "results.json"
 
 
-def write_json_atomically(data: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".results-", suffix=".tmp")
+def write(result: SubmissionResult, out: OutDir, name: str) -> None:
+    """Write `result` to `<out>/<name>/results.json`: readers see the old file or the new one, never half a file."""
+    write_data(result.to_gradescope(), out, name)
+
+
+def write_data(data: dict, out: OutDir, name: str) -> None:
+    out.write_file(name, FILENAME, json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8"))
+
+
+def read(out: OutDir, name: str) -> dict:
+    """`<out>/<name>/results.json` as written by `write`.
+
+    Raises out_dir.OutDirError if it is not a regular file of bounded size,
+    ValueError if it does not hold a results.json object.
+    """
+    raw = out.read_file(name, FILENAME)
+    where = f"{out.path}/{name}/{FILENAME}"
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=2, ensure_ascii=False)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def read(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"{where} is not JSON ({error}); expected the grader's results. Grade this submission "
+                         "again without --resume.") from None
+    if not (isinstance(data, dict) and isinstance(data.get("extra_data", {}), dict)
+            and isinstance(data.get("tests", []), list) and all(isinstance(t, dict) for t in data.get("tests", []))
+            and isinstance(data.get("score", 0), (int, float))):
+        raise ValueError(f"{where} does not have the shape of a results.json (an object with a numeric score, a "
+                         "list of test objects and an extra_data object); grade this submission again without "
+                         "--resume.")
+    return data
