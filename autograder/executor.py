@@ -80,7 +80,7 @@ class Executor:
         if name not in self.namespace:
             return {"exists": False, "callable": False, "jitted": False, "type_name": None,
                     "not_implemented_cells": self.load_report.not_implemented_cells,
-                    "load_problems": self.load_report.problems}
+                    "load_problems": self.load_report.problems, "similar": self._similar(name)}
         obj = self.namespace[name]
         from autograder.jaxcheck.trace_counting import is_jitted
 
@@ -172,11 +172,23 @@ class Executor:
         if name not in self.namespace:
             raise _Refusal({"kind": "missing", "function": name,
                             "not_implemented_cells": self.load_report.not_implemented_cells,
-                            "load_problems": self.load_report.problems})
+                            "load_problems": self.load_report.problems, "similar": self._similar(name)})
         fn = self.namespace[name]
         if not callable(fn):
             raise _Refusal({"kind": "not_callable", "function": name, "type_name": type(fn).__name__})
         return fn
+
+    def _similar(self, name: str) -> list[str]:
+        """Functions the student defined under a name close to `name` (a typo, another case)."""
+        import difflib
+
+        defined = [key for key, value in self.namespace.items()
+                   if isinstance(key, str) and not key.startswith("_") and callable(value)
+                   and getattr(value, "__module__", None) in (None, "__main__")]
+        lowered = {key.lower(): key for key in defined}
+        if name.lower() in lowered:
+            return [lowered[name.lower()]]
+        return difflib.get_close_matches(name, defined, n=1, cutoff=0.75)
 
     def _arguments(self, request: dict, arrays: list) -> tuple[tuple, dict]:
         decoded = self._decode(request.get("args_skeleton"), arrays)

@@ -31,6 +31,7 @@ ENGLISH: dict[str, str] = {
     "load.sandbox_failed": "The grader could not start a sandbox for this submission ({detail}). This is not a problem with the notebook: ask your instructor to grade it again.",
     # --- Calling student functions -------------------------------------------
     "call.missing_function": "`{function}` is not defined. Define a function named exactly `{function}` (names are case-sensitive), and make sure its cell runs without errors.",
+    "call.did_you_mean": "Did you mean `{similar}`? Rename it to `{function}`.",
     "call.missing_not_implemented": "`{function}` is not defined because its cell still raises NotImplementedError: it is not implemented yet.",
     "call.not_callable": "`{function}` is a {type_name}, not a function. Define it with `def {function}(...)`.",
     "call.not_implemented": "`{function}` is not implemented yet: replace `raise NotImplementedError()` with your code.",

@@ -86,7 +86,8 @@ class Submission:
         """Fail with the right feedback if `function` is missing or not callable."""
         facts = self.describe(function)
         if not facts.get("exists"):
-            raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells"), facts.get("load_problems")))
+            raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells"), facts.get("load_problems"),
+                                                     facts.get("similar")))
         if not facts.get("callable"):
             raise StudentCodeError(messages.text("call.not_callable", function=function, type_name=facts.get("type_name")))
 
@@ -334,10 +335,12 @@ def _static_phrase(args: Sequence[Any], static_argnums: Sequence[int], static_ar
     return messages.text("check.static_some", names=", ".join(names))
 
 
-def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: Any = ()) -> str:
+def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: Any = (), similar: Any = ()) -> str:
     if not_implemented_cells:
         return messages.text("call.missing_not_implemented", function=function)
     feedback = messages.text("call.missing_function", function=function)
+    if isinstance(similar, list) and similar and isinstance(similar[0], str):
+        feedback += " " + messages.text("call.did_you_mean", function=function, similar=similar[0][:100])
     problems = [str(p) for p in (load_problems or [])][:3]
     return "\n".join([feedback, *problems])
 
@@ -345,7 +348,8 @@ def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: 
 def _error_feedback(error: dict, call: str, function: str, raised_template: str = "call.raised", fields: dict | None = None) -> str:
     kind = error.get("kind")
     if kind == "missing":
-        return _missing_feedback(function, error.get("not_implemented_cells"), error.get("load_problems"))
+        return _missing_feedback(function, error.get("not_implemented_cells"), error.get("load_problems"),
+                                 error.get("similar"))
     if kind == "not_callable":
         return messages.text("call.not_callable", function=function, type_name=error.get("type_name"))
     if kind == "exited":
