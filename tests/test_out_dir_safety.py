@@ -452,3 +452,12 @@ def test_grades_csv_is_written_when_results_cannot_be_read(tmp_path, monkeypatch
         assert float(rows[name]["score"]) == 0 and rows[name]["max_score"] == "18.0", rows[name]
         result = json.loads((tmp_path / "out" / name / "results.json").read_text())
         assert "could not be read back" in result["output"], result["output"]
+
+
+def test_a_file_name_that_looks_like_a_spreadsheet_formula_is_written_as_text():
+    from autograder.reports import grades_csv
+
+    rows = [{"submission": "=HYPERLINK(\"http://x\")", "assignment": "02_where", "score": 0, "max_score": 17,
+             "passed": 0, "failed": 1, "seed": 1, "path": "+cmd.ipynb"}]
+    text = grades_csv.render(rows)
+    assert "'=HYPERLINK" in text and "'+cmd.ipynb" in text

@@ -20,8 +20,19 @@ def render(rows: list[dict]) -> str:
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, fieldnames=COLUMNS)
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({key: _inert(value) for key, value in row.items()} for row in rows)
     return text.getvalue()
+
+
+# Spreadsheets run a cell that starts with one of these as a formula; a file
+# named `=HYPERLINK(...).ipynb` must arrive as text.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _inert(value):
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def row(results_json: dict) -> dict:
