@@ -29,10 +29,14 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from autograder import messages
+from autograder.batch_progress import Progress, finished_from, summary
 from autograder.grading import crashed_result
 from autograder.grading_config import GradingConfig
 from autograder.reports import gradescope_json, grades_csv
 from autograder.reports.out_dir import OutDir, safe_component
+from autograder.result_provenance import changed_settings, content_digest, grading_settings
+from autograder.submission_identity import Identity, identify_all
 from autograder.worker_handle import WorkerFailed, WorkerHandle, worker_command
 
 SUBMISSION_SUFFIXES = (".ipynb", ".py")
@@ -44,14 +48,19 @@ WORKER_MARGIN_SECONDS = 60
 class BatchItem:
     name: str  # the submission's directory in the out dir: `<out>/<name>/results.json`
     path: Path
+    student: str = ""  # who handed it in, from where it sits (submission_identity)
+    layout: str = "file"
 
 
-def discover(paths: list[Path]) -> list[BatchItem]:
+def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = ()) -> list[BatchItem]:
     """Submissions named on the command line or found in named directories, each with its out dir name.
 
     Paths that do not exist are kept, so they get a result that says so.
-    A name is the readable part of the submission's file name (see
-    `submission_name`) made one safe file name (out_dir.safe_component). It
+    The student comes from the layout (submission_identity: nbgrader's
+    `<student>/<assignment>/`, Gradescope's export, GitHub Classroom's
+    repositories, else the file name; `assignments` are the known names).
+    A name is the readable part (see `readable_name`) made one safe file
+    name (out_dir.safe_component). It
     stays exactly that when that needed no change and no other submission's
     name is the same ignoring case; otherwise it gets `__` and a short hash
     of the submission's path relative to the directory given (or its own
@@ -75,18 +84,40 @@ def discover(paths: list[Path]) -> list[BatchItem]:
         if key not in seen:
             seen.add(key)
             unique.append((file, root))
-    return [BatchItem(name, file) for name, (file, _) in zip(_unique_names(unique), unique)]
+    identities = identify_all(unique, assignments)
+    readable = readable_names(unique, identities)
+    return [BatchItem(name, file, identity.student, identity.layout)
+            for name, (file, _), identity in zip(_unique_names(unique, readable), unique, identities)]
 
 
-def submission_name(path: Path, root: Path) -> str:
-    """The readable name of the submission at `path`, found under `root`: its file name without the suffix."""
-    return path.stem
+def readable_names(found: list[tuple[Path, Path]], identities: list[Identity]) -> list[str]:
+    """The student, and what else tells their submissions apart.
+
+    nbgrader: `<student>__<assignment>`, so one batch can hold several
+    assignments of a class. Gradescope, GitHub Classroom: the student, with
+    the file name added where one student handed in several files. A flat
+    folder: the file name.
+    """
+    per_group: dict[tuple[str, str], int] = {}
+    for identity in identities:
+        per_group[(identity.layout, identity.group)] = per_group.get((identity.layout, identity.group), 0) + 1
+    names = []
+    for (file, _), identity in zip(found, identities):
+        if identity.layout == "file":
+            name = file.stem
+        elif identity.layout == "nbgrader":
+            name = f"{identity.student}__{identity.assignment}"
+        else:
+            name = identity.student
+        if identity.layout != "file" and per_group[(identity.layout, identity.group)] > 1:
+            name = f"{name}__{file.stem}"
+        names.append(name)
+    return names
 
 
-def _unique_names(found: list[tuple[Path, Path]]) -> list[str]:
+def _unique_names(found: list[tuple[Path, Path]], readable_names: list[str]) -> list[str]:
     bases, levels = [], []  # level -1: the plain name; 0, 1, 2: hashed ever more widely (see _digest)
-    for file, root in found:
-        readable = submission_name(file, root)
+    for readable in readable_names:
         base = safe_component(readable)
         bases.append(base)
         levels.append(-1 if base == readable else 0)
@@ -138,71 +169,88 @@ def _is_file(path: Path) -> bool:
 
 def grade_batch(
     paths: list[Path], out_dir: Path, config: GradingConfig, *, seed: int, jobs: int = 1,
-    assignment: str | None = None, resume: bool = False, sandbox: str = "os",
+    assignment: str | None = None, resume: bool = False, sandbox: str = "os", progress_stream=None,
 ) -> list[dict]:
     """Grade every submission under `paths` into `out_dir`; returns the results.json contents.
 
+    Progress goes to `progress_stream` (default stderr), the closing summary to stdout.
     Raises out_dir.OutDirError, before grading anything, if `out_dir` cannot be
     opened as a real directory.
     """
-    items = discover(paths)
+    items = discover(paths, config.assignments)
+    stream = progress_stream or sys.stderr
     with OutDir(out_dir) as out:
         failure = None
         try:
-            _grade_all(items, out, config, seed, jobs, assignment, resume, sandbox)
+            _grade_all(items, out, config, seed, jobs, assignment, resume, sandbox, stream)
         except Exception as error:  # grades.csv is written even so, then the error is raised
             failure = error
         results = [_read_back(item, out, config, seed, assignment) for item in items]
         grades_csv.write([grades_csv.row(r) for r in results], out)
     if failure is not None:
         raise failure
+    outcomes = [finished_from(item.name, item.student, r) for item, r in zip(items, results)]
+    print(summary(outcomes, seed=seed, out=str(out_dir)), flush=True)
     return results
 
 
 def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int,
-               assignment: str | None, resume: bool, sandbox: str) -> None:
-    todo = []
+               assignment: str | None, resume: bool, sandbox: str, stream) -> None:
+    todo, reused = [], 0
     for item in items:
-        if resume and _finished(item, out):
-            continue
+        digest = content_digest(item.path)
+        if resume:
+            reason = _why_not_reusable(item, digest, out, config, seed, sandbox)
+            if reason is None:
+                reused += 1
+                continue
+            if reason != messages.text("batch.resume_reason.no_result"):
+                print(messages.text("batch.resume_regraded", name=item.name, reason=reason), file=stream)
         placeholder = crashed_result(item.name, item.path, _assignment_guess(item, config, assignment), config, seed,
                                      "grading was interrupted before it finished")
         _write_quietly(placeholder, item, out)
-        todo.append(item)
+        todo.append((item, digest))
+    if resume:
+        print(messages.text("batch.resume_reused", count=reused), file=stream)
     if not todo:
         return
-    pending: queue.SimpleQueue[BatchItem] = queue.SimpleQueue()
-    for item in todo:
-        pending.put(item)
+    pending: queue.SimpleQueue[tuple[BatchItem, str | None]] = queue.SimpleQueue()
+    for entry in todo:
+        pending.put(entry)
     programs = Path(tempfile.mkdtemp(prefix="autograder-programs-"))  # the workers' shared_programs store
     programs.chmod(0o755)  # children read it (through a read-only view) as uids of their own
+    progress = Progress(len(todo), stream)
     try:
         command = worker_command(config.source, seed, assignment, sandbox, programs)
         workers = max(1, min(jobs, len(todo)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for done in [pool.submit(_drain, pending, command, out, config, seed, assignment) for _ in range(workers)]:
+            for done in [pool.submit(_drain, pending, command, out, config, seed, assignment, progress)
+                         for _ in range(workers)]:
                 done.result()
     finally:
+        progress.close()
         shutil.rmtree(programs, ignore_errors=True)
 
 
 def _drain(pending: queue.SimpleQueue, command: list[str], out: OutDir, config: GradingConfig, seed: int,
-           assignment: str | None) -> None:
+           assignment: str | None, progress: Progress) -> None:
     """One worker's share: grade submissions from `pending` until none is left."""
     worker = WorkerHandle(command)
     try:
         while True:
             try:
-                item = pending.get_nowait()
+                item, digest = pending.get_nowait()
             except queue.Empty:
                 return
             # The worker writes <out>/<name>/results.json itself, into the directory this parent opened.
-            job = {"path": str(item.path), "name": item.name, "out": str(out.path), "out_identity": list(out.identity)}
+            job = {"path": str(item.path), "name": item.name, "out": str(out.path), "out_identity": list(out.identity),
+                   "student": item.student, "content_sha256": digest}
             try:
                 worker.grade(job, config.limits.submission_seconds + WORKER_MARGIN_SECONDS)
             except WorkerFailed as failure:
                 _write_quietly(crashed_result(item.name, item.path, _assignment_guess(item, config, assignment),
                                               config, seed, str(failure)), item, out)
+            progress.finished(finished_from(item.name, item.student, _read_back(item, out, config, seed, assignment)))
     finally:
         worker.close()
 
@@ -215,30 +263,44 @@ def _write_quietly(result, item: BatchItem, out: OutDir) -> None:
         print(f"autograder: could not write the result of {item.path} ({error})", file=sys.stderr)
 
 
-def _finished(item: BatchItem, out: OutDir) -> bool:
-    """A finished result of this very submission; anything odd in its place counts as not finished."""
+def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, config: GradingConfig, seed: int,
+                      sandbox: str) -> str | None:
+    """None if `--resume` may keep the result in place: finished, of this student, this content, these settings.
+
+    Anything odd in its place (not a regular file, not a result) counts as no result.
+    """
     try:
         extra = gradescope_json.read(out, item.name).get("extra_data", {})
     except (OSError, ValueError):
-        return False
-    return extra.get("finished") is True and _same_path(extra.get("path"), item.path)
-
-
-def _same_path(recorded: object, path: Path) -> bool:
-    if not isinstance(recorded, str):
-        return False
-    return recorded == str(path) or os.path.abspath(recorded) == os.path.abspath(path)
+        extra = {}
+    if extra.get("finished") is not True:
+        return messages.text("batch.resume_reason.no_result")
+    if extra.get("student") != item.student:
+        return messages.text("batch.resume_reason.other_student", recorded=str(extra.get("student"))[:100])
+    if digest is None or extra.get("content_sha256") != digest:
+        return messages.text("batch.resume_reason.content_changed")
+    recorded = extra.get("settings")
+    assignment = recorded.get("assignment") if isinstance(recorded, dict) else None
+    current = grading_settings(config, seed, assignment if assignment in config.assignments else None, sandbox)
+    changed = changed_settings(recorded, current)
+    if changed:
+        return messages.text("batch.resume_reason.settings_changed", what=", ".join(changed))
+    return None
 
 
 def _read_back(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, assignment: str | None) -> dict:
     """The submission's results.json; if it cannot be read, a zero that says so (written back if possible)."""
     try:
-        return gradescope_json.read(out, item.name)
+        data = gradescope_json.read(out, item.name)
+        data.setdefault("extra_data", {})["student"] = item.student  # from the layout, never from the file
+        return data
     except (OSError, ValueError) as error:
         result = crashed_result(item.name, item.path, _assignment_guess(item, config, assignment), config, seed,
                                 f"its results.json could not be read back: {error}")
         _write_quietly(result, item, out)
-        return result.to_gradescope()
+        data = result.to_gradescope()
+        data["extra_data"]["student"] = item.student
+        return data
 
 
 def _assignment_guess(item: BatchItem, config: GradingConfig, override: str | None) -> str | None:

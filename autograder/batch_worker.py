@@ -33,6 +33,7 @@ from pathlib import Path
 
 from autograder import compilation_cache, grading_config, suite_session
 from autograder.grading import grade_submission
+from autograder.result_provenance import grading_settings
 from autograder.reports import gradescope_json
 from autograder.reports.out_dir import OutDir
 from autograder.sandbox import shared_programs
@@ -97,6 +98,10 @@ class _Worker:
             data = result.to_gradescope()
             data["extra_data"]["finished"] = True
             data["extra_data"]["sandbox"] = self.args.sandbox
+            data["extra_data"]["student"] = job.get("student")
+            data["extra_data"]["content_sha256"] = job.get("content_sha256")
+            data["extra_data"]["settings"] = grading_settings(self.config, self.args.seed, result.assignment,
+                                                              self.args.sandbox)
             data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(usage)}
             # Into the directory the batch parent opened (the same device and inode), never through a link.
             with OutDir(Path(job["out"]), create=False, identity=tuple(job["out_identity"])) as out:

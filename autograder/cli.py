@@ -108,10 +108,7 @@ def _grade(args, config) -> int:
     except OutDirError as error:
         print(f"autograder: cannot grade: {error}", file=sys.stderr)
         return 2
-    for result in results:
-        extra = result.get("extra_data", {})
-        print(f"{extra.get('submission')}: {result.get('score', 0):g} / {extra.get('max_score', 0):g}")
-    print(f"Graded {len(results)} submission(s) with seed {seed}; results in {args.out}/ (grades.csv, <name>/results.json)")
+    del results  # the batch printed a line per submission and the summary
     return 0
 
 

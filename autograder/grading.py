@@ -53,12 +53,14 @@ def grade_submission(
     """
     path = Path(path)
     name = name or path.stem
+    override = assignment
     try:
         source = read(path)
-        assignment = resolve_assignment(source, config.assignments, assignment)
+        assignment = resolve_assignment(source, config.assignments, override)
     except SubmissionError as error:
-        assignment = _guess_assignment(path, config, assignment)
+        assignment = _guess_assignment(path, config, override)
         return unreadable_result(name, path, assignment, config, seed, str(error), functions)
+    mismatch = assignment_mismatch(source, assignment, override, config.assignments)
     skip = example_cells.cells_to_skip_in(assignment, source.cells, config)
     if backend in ("sandbox", "process"):
         transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
@@ -69,6 +71,7 @@ def grade_submission(
             report = transport.start()
             outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)
             printed = transport.captured_output()
+            problem = transport.load_problem
         finally:
             transport.close()
             if usage is not None:
@@ -77,14 +80,33 @@ def grade_submission(
         namespace, report = load_namespace(source, config.limits.load_seconds, skip)
         transport = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds)
         outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)
-        printed = ""
+        printed, problem = "", None
     else:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     return SubmissionResult(
         name=name, path=str(path), assignment=assignment, seed=seed,
         checks=score_outcomes(outcomes, assignment, config),
-        notes=list(report.notes), printed_output=printed,
+        notes=[mismatch, *report.notes] if mismatch else list(report.notes), printed_output=printed,
+        problem=problem, assignment_mismatch=mismatch,
     )
+
+
+def assignment_mismatch(source, assignment: str, override: str | None, known: list[str]) -> str | None:
+    """A note naming the disagreement when --assignment, the metadata and the file name point to different assignments."""
+    said = []
+    if override in known:
+        said.append((messages.text("load.source_option"), override))
+    if source.assignment_hint in known:
+        said.append((messages.text("load.source_metadata"), source.assignment_hint))
+    by_name = _guess_assignment(source.path, None, None, known)
+    if by_name is not None:
+        said.append((messages.text("load.source_file_name"), by_name))
+    if all(named == assignment for _, named in said):
+        return None
+    chosen_by = next(where for where, named in said if named == assignment)
+    evidence = "; ".join(messages.text("load.source_says", source=where, assignment=named)
+                         for where, named in said if named != assignment)
+    return messages.text("load.assignment_mismatch", assignment=assignment, chosen_by=chosen_by, evidence=evidence)
 
 
 def score_outcomes(outcomes: list[CheckOutcome], assignment: str, config: GradingConfig) -> list[CheckResult]:
@@ -107,17 +129,22 @@ def unreadable_result(name: str, path: Path, assignment: str | None, config: Gra
                 continue
             for prop, points in props.items():
                 checks.append(CheckResult(function, prop, 0.0, points, False, detail))
-    return SubmissionResult(name=name, path=str(path), assignment=assignment, seed=seed, checks=checks, notes=[detail])
+    return SubmissionResult(name=name, path=str(path), assignment=assignment, seed=seed, checks=checks, notes=[detail],
+                            problem="unreadable")
 
 
 def crashed_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int, detail: str) -> SubmissionResult:
     """The placeholder written before grading starts, and kept if grading dies."""
-    return unreadable_result(name, path, assignment, config, seed,
-                             messages.text("report.grader_crashed", detail=detail))
+    result = unreadable_result(name, path, assignment, config, seed,
+                               messages.text("report.grader_crashed", detail=detail))
+    result.problem = "grader_error"
+    return result
 
 
-def _guess_assignment(path: Path, config: GradingConfig, override: str | None) -> str | None:
-    if override in config.assignments:
+def _guess_assignment(path: Path, config: GradingConfig | None, override: str | None,
+                      known: list[str] | None = None) -> str | None:
+    known = known if known is not None else config.assignments
+    if override in known:
         return override
-    matches = [a for a in sorted(config.assignments, key=len, reverse=True) if a in path.stem]
+    matches = [a for a in sorted(known, key=len, reverse=True) if a in path.stem]
     return matches[0] if matches else None

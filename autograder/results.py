@@ -29,6 +29,10 @@ class SubmissionResult:
     checks: list[CheckResult]
     notes: list[str] = dataclasses.field(default_factory=list)
     printed_output: str = ""
+    # What kept it from being graded normally, for the batch summary: None, "unreadable" (the file),
+    # "timeout" / "exited" (its top-level code), "sandbox_failed" / "child_failed" / "grader_error" (the grader's).
+    problem: str | None = None
+    assignment_mismatch: str | None = None  # the note naming it, when file, metadata and --assignment disagree
 
     @property
     def score(self) -> float:
@@ -63,5 +67,7 @@ class SubmissionResult:
                 "assignment": self.assignment,
                 "seed": self.seed,
                 "max_score": self.max_score,
+                "problem": self.problem,
+                "assignment_mismatch": self.assignment_mismatch,
             },
         }

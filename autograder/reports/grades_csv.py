@@ -8,7 +8,7 @@ import io
 from autograder.reports.out_dir import OutDir
 
 FILENAME = "grades.csv"
-COLUMNS = ("submission", "assignment", "score", "max_score", "passed", "failed", "seed", "path")
+COLUMNS = ("student", "submission", "assignment", "score", "max_score", "passed", "failed", "seed", "path")
 
 
 def write(rows: list[dict], out: OutDir) -> None:
@@ -39,6 +39,7 @@ def row(results_json: dict) -> dict:
     extra = results_json.get("extra_data", {})
     tests = results_json.get("tests", [])
     return {
+        "student": extra.get("student") or "",
         "submission": extra.get("submission"),
         "assignment": extra.get("assignment") or "",
         "score": results_json.get("score", 0),

@@ -78,6 +78,8 @@ class SandboxTransport:
         self.child_maxrss_kb = 0  # peak resident memory of this submission's children
         self._workdir: Path | None = None  # process mode only: the OS sandbox child's is its own tmpfs
         self._load_failure: str | None = None
+        # Why loading failed, for the batch's summary: "timeout", "exited", "sandbox_failed", "child_failed".
+        self.load_problem: str | None = None
         self.load_report: LoadReport | None = None
         self._skip_cells = sorted(skip_cells)
         self._programs = programs
@@ -158,6 +160,7 @@ class SandboxTransport:
             submission = _read_capped(self._source_path, SUBMISSION_CAP_BYTES)
         except OSError as error:
             self._load_failure = messages.text("load.child_failed", detail=f"{self._source_path.name}: {error}")
+            self.load_problem = "child_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         try:
             self._fork_child()
@@ -165,6 +168,7 @@ class SandboxTransport:
             # The grader's fault, not the student's: said plainly, and this submission alone scores 0.
             self._kill()
             self._load_failure = messages.text("load.sandbox_failed", detail=str(error).splitlines()[0][:300])
+            self.load_problem = "sandbox_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         header = {"op": "load", "name": "submission" + self._source_path.suffix.lower()[:8],
                   "skip_cells": self._skip_cells, "compilation_cache": self._cache_mode(),
@@ -173,10 +177,12 @@ class SandboxTransport:
             answer, _ = self._exchange(header, [np.frombuffer(submission, dtype=np.uint8)], self._limits.load_seconds)
         except TransportFailure as failure:
             self._load_failure = _load_failure_feedback(failure, self._limits, self.captured_output())
+            self.load_problem = "timeout" if failure.kind in ("timeout", "budget") else "exited"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         if answer.get("ok") is not True:
             error = answer.get("error", {})
             self._load_failure = str(error.get("message") or messages.text("load.child_failed", detail=error))
+            self.load_problem = "child_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         report = LoadReport.from_json(answer.get("report", {}))
         for change in _strings(answer.get("tampered", [])):
