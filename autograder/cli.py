@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from autograder import grading_config
+from autograder import grading_config, messages
 
 
 def run() -> None:
@@ -29,6 +29,9 @@ def run() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.lang:
+        # Through the environment, so grading workers and sandbox children speak it too.
+        os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(args.lang) or "en"
     try:
         config = grading_config.load(args.config)
     except grading_config.GradingConfigError as error:
@@ -40,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="autograder", description="Auto-graded JAX exercises.")
     parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH, help="grading.toml to use")
+    parser.add_argument("--lang", metavar="LANG",
+                        help="language of feedback: en or ko (default: $AUTOGRADER_LANG, else the notebook's own, else en)")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")

@@ -1,13 +1,21 @@
 """Every student-facing string of the kit, in one catalog so it can be translated.
 
 Code never builds feedback sentences itself: it calls `text(key, **fields)`.
-A translation is another dict with the same keys, selected with the
-AUTOGRADER_LANG environment variable; missing keys fall back to English.
+Translations live in gettext PO files, `locale/<language>.po` (msgctxt: the
+key, msgid: the English sentence, msgstr: the translation; see
+locale/README.md), which translators edit with their usual tools. The
+language is `--lang` (`choose`), else $AUTOGRADER_LANG, else the notebook's
+own metadata (`using`), else English; a sentence not yet translated is
+English.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+import sys
+from pathlib import Path
 
 ENGLISH: dict[str, str] = {
     # --- Loading a submission -------------------------------------------------
@@ -185,16 +193,76 @@ ENGLISH: dict[str, str] = {
     "report.internal_error": "Internal grader error in this check ({error_type}: {error}). This is not your fault; report it to course staff.",
 }
 
-CATALOGS: dict[str, dict[str, str]] = {"en": ENGLISH}
+LOCALE = Path(__file__).resolve().parent / "locale"
+LANGUAGES = ("en", "ko")  # English, and each locale/<language>.po
+LANGUAGE_VARIABLE = "AUTOGRADER_LANG"
+
+_chosen: contextvars.ContextVar[str | None] = contextvars.ContextVar("autograder_language", default=None)
+_loaded: dict[str, dict[str, str]] = {"en": ENGLISH}
+_warned: set[str] = set()
 
 
-def _catalog() -> dict[str, str]:
-    return CATALOGS.get(os.environ.get("AUTOGRADER_LANG", "en"), ENGLISH)
+def language() -> str:
+    """The language of feedback now: `using(...)` or `choose(...)`, else $AUTOGRADER_LANG, else English."""
+    return _chosen.get() or normalize(os.environ.get(LANGUAGE_VARIABLE)) or "en"
+
+
+def normalize(name: str | None) -> str | None:
+    """"ko", "ko_KR.UTF-8", "KO" -> "ko"; a language without a catalog -> None (English, said once)."""
+    if not name or not name.strip():
+        return None
+    short = name.strip().split(".")[0].split("_")[0].split("-")[0].lower()
+    if short in LANGUAGES:
+        return short
+    if short not in _warned:
+        _warned.add(short)
+        print(f"autograder: no feedback in language {name!r}; using English (available: {', '.join(LANGUAGES)}).",
+              file=sys.stderr)
+    return None
+
+
+def choose(name: str | None) -> None:
+    """Make `name` the language of this process's feedback (the command line's --lang)."""
+    _chosen.set(normalize(name))
+
+
+@contextlib.contextmanager
+def using(name: str | None):
+    """Feedback in `name` inside the block (a notebook's own language); None keeps the current one."""
+    chosen = normalize(name)
+    if chosen is None or _chosen.get() is not None or normalize(os.environ.get(LANGUAGE_VARIABLE)):
+        yield  # an explicit --lang or $AUTOGRADER_LANG wins over the notebook's metadata
+        return
+    token = _chosen.set(chosen)
+    try:
+        yield
+    finally:
+        _chosen.reset(token)
+
+
+def catalog(name: str) -> dict[str, str]:
+    """key -> template in language `name`: its PO file's translations of the current English sentences."""
+    if name not in _loaded:
+        _loaded[name] = _read_po(LOCALE / f"{name}.po")
+    return _loaded[name]
+
+
+def _read_po(path: Path) -> dict[str, str]:
+    """Entries keyed by msgctxt; a translation of an older English sentence (msgid changed) or a fuzzy one is not used."""
+    import polib
+
+    try:
+        entries = polib.pofile(str(path))
+    except (OSError, ValueError):
+        return {}
+    return {entry.msgctxt: entry.msgstr for entry in entries
+            if entry.msgctxt in ENGLISH and entry.msgid == ENGLISH[entry.msgctxt] and entry.msgstr
+            and "fuzzy" not in entry.flags}
 
 
 def text(key: str, **fields: object) -> str:
-    """The student-facing sentence `key`, with `fields` filled in."""
-    template = _catalog().get(key) or ENGLISH[key]
+    """The student-facing sentence `key` in the current language, with `fields` filled in."""
+    template = catalog(language()).get(key) or ENGLISH[key]
     return template.format(**fields)
 
 

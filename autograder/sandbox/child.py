@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from autograder import messages
 from autograder.cell_execution import LoadReport, execute_cells
 from autograder.executor import Executor
 from autograder.sandbox import audit_guard, framing, shared_programs, tamper
@@ -69,6 +70,8 @@ def serve(request_fd: int, response_fd: int, snapshot: tamper.Snapshot | None = 
         except framing.ChannelClosed:
             return
         if header.get("op") == "load" and executor is None:
+            if isinstance(header.get("language"), str):
+                messages.choose(header["language"])  # notes made while loading are in the grade's language
             snapshot = _prepare(header, arrays, snapshot)
             skip = header.get("skip_cells")
             skip = frozenset(n for n in skip if isinstance(n, int)) if isinstance(skip, list) else frozenset()

@@ -163,6 +163,8 @@ def child_side_files() -> set[Path]:
             if init is not None:
                 files.add(init)
         pending.extend(_imported_kit_modules(file))
+    # Data the child-side code reads: the message catalogs (feedback made in the child is translated too).
+    files.update((_PACKAGE / "locale").glob("*.po"))
     return files
 
 

@@ -172,7 +172,7 @@ class SandboxTransport:
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         header = {"op": "load", "name": "submission" + self._source_path.suffix.lower()[:8],
                   "skip_cells": self._skip_cells, "compilation_cache": self._cache_mode(),
-                  "programs": self._programs_as_the_child_sees_them()}
+                  "programs": self._programs_as_the_child_sees_them(), "language": messages.language()}
         try:
             answer, _ = self._exchange(header, [np.frombuffer(submission, dtype=np.uint8)], self._limits.load_seconds)
         except TransportFailure as failure:
