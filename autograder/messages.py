@@ -89,6 +89,10 @@ ENGLISH: dict[str, str] = {
     "hint.NonArrayArgument": "a value that is not an array (a string, a function, None...) was passed to a jitted function as a traced argument. Mark that argument static with `static_argnames` (or `static_argnums`) in `jax.jit`, so JAX uses its Python value while tracing.",
     "hint.ScalarOutputGrad": "`jax.grad` differentiates a function that returns one scalar. If your function returns a pair `(loss, aux)`, pass `has_aux=True`: `jax.grad(f, has_aux=True)` returns `(grads, aux)` and `jax.value_and_grad(f, has_aux=True)` returns `((loss, aux), grads)`. If it returns an array, reduce it to a scalar first (e.g. `jnp.mean`).",
     "hint.NotImplementedError": "this function is not implemented yet.",
+    "hint.RemovedTreeMap": "`jax.tree_map` was removed from JAX (older tutorials still use it). Use `jax.tree.map` (or `jax.tree_util.tree_map`).",
+    "hint.RemovedIndexUpdate": "`jax.ops.index_update` and its relatives were removed from JAX (older tutorials still use them). JAX arrays are updated functionally with `x.at[...]`: read about `.at[...].set`, `.add`, `.multiply`.",
+    "hint.RemovedHostCallback": "`jax.experimental.host_callback` was removed from JAX. Graded functions should not call back into Python at all; for printing while debugging, read about `jax.debug.print`.",
+    "hint.RawAndTypedKeys": "a raw `uint32` key (from `jax.random.PRNGKey`, the older API) was mixed with typed keys. This exercise passes typed keys made by `jax.random.key(seed)`: split the key you are given with `jax.random.split` instead of making new ones.",
     # --- Check outcomes -----------------------------------------------------
     "check.wrong_type": "{call} returned a {actual}, expected {expected}.",
     "check.wrong_shape": "{call} returned shape {actual}, expected {expected}.",

@@ -182,3 +182,20 @@ def test_vmap_and_carry_errors_map_to_a_hint_naming_the_fix(trigger, fix):
     described = describe_exception(caught.value)
     hint = hint_for(described["mro"], described["message"])
     assert hint is not None and fix in hint, (described["message"], hint)
+
+
+REMOVED_APIS = [
+    ("jax.tree_map", lambda: jax.tree_map(lambda x: x, [1]), "jax.tree.map"),
+    ("jax.ops.index_update", lambda: jax.ops.index_update(jnp.zeros(3), 0, 1.0), "x.at[...]"),
+    ("raw PRNGKey beside a typed key", lambda: jnp.stack([jax.random.key(0), jax.random.PRNGKey(1)]),
+     "jax.random.split"),
+]
+
+
+@pytest.mark.parametrize("trigger, fix", [e[1:] for e in REMOVED_APIS], ids=[e[0] for e in REMOVED_APIS])
+def test_apis_from_older_tutorials_get_a_hint_naming_the_current_api(trigger, fix):
+    with pytest.raises((AttributeError, ValueError, TypeError)) as caught:
+        trigger()
+    described = describe_exception(caught.value)
+    hint = hint_for(described["mro"], described["message"])
+    assert hint is not None and fix in hint, (described["message"], hint)

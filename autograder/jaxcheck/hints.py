@@ -39,6 +39,13 @@ _BY_MESSAGE = (
     ("vmap in_axes specification must be a tree prefix", "VmapInAxes"),
     # lax.scan / fori_loop / while_loop: the body returned a carry of another type or structure.
     ("carry input and carry output must have", "CarryType"),
+    # APIs that JAX removed but that older tutorials still use.
+    ("module 'jax' has no attribute 'tree_map'", "RemovedTreeMap"),
+    ("module 'jax' has no attribute 'tree_multimap'", "RemovedTreeMap"),
+    ("module 'jax.ops' has no attribute 'index_", "RemovedIndexUpdate"),
+    ("module 'jax.experimental' has no attribute 'host_callback'", "RemovedHostCallback"),
+    # A raw uint32 key from jax.random.PRNGKey mixed with the typed keys the exercise passes.
+    ("is not a valid dtype for JAX type promotion", "RawAndTypedKeys"),
 )
 
 
