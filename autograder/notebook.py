@@ -28,7 +28,21 @@ from autograder.submission import Submission
 
 
 def check(function: str, namespace: dict, *, seed: int | None = None) -> float:
-    """Grade `function` as defined in `namespace` (pass `globals()`); returns the points earned."""
+    """Grade `function` as defined in `namespace` (pass `globals()`); returns the points earned.
+
+    Feedback is in the notebook's language: a Korean notebook's setup cell sets
+    `AUTOGRADER_LANG = "ko"` (an explicit $AUTOGRADER_LANG still wins).
+    """
+    with messages.using(_notebook_language(namespace)):
+        return _check(function, namespace, seed)
+
+
+def _notebook_language(namespace: dict) -> str | None:
+    language = namespace.get("AUTOGRADER_LANG")
+    return language if isinstance(language, str) else None
+
+
+def _check(function: str, namespace: dict, seed: int | None) -> float:
     config = grading_config.load()
     assignment = config.assignment_of(function)
     seed = config.resolve_seed("check", seed)
