@@ -14,6 +14,7 @@ SANDBOX ?= $(shell [ "$$(id -u)" = 0 ] && echo os || echo process)
 
 $(STAMP): pyproject.toml
 	scripts/install_sandbox_tools.sh
+	scripts/install_browser.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -33,7 +33,7 @@ from autograder import messages
 from autograder.batch_progress import Progress, finished_from, summary
 from autograder.grading import crashed_result
 from autograder.grading_config import GradingConfig
-from autograder.reports import gradescope_json, grades_csv
+from autograder.reports import class_report, gradescope_json, grades_csv
 from autograder.reports.out_dir import OutDir, safe_component
 from autograder.result_provenance import changed_settings, content_digest, grading_settings
 from autograder.submission_identity import Identity, identify_all
@@ -187,11 +187,22 @@ def grade_batch(
             failure = error
         results = [_read_back(item, out, config, seed, assignment) for item in items]
         grades_csv.write([grades_csv.row(r) for r in results], out)
+        report = _class_report(results, out)
     if failure is not None:
         raise failure
     outcomes = [finished_from(item.name, item.student, r) for item, r in zip(items, results)]
     print(summary(outcomes, seed=seed, out=str(out_dir)), flush=True)
+    print(class_report.render_terminal(report), flush=True)
     return results
+
+
+def _class_report(results: list[dict], out: OutDir) -> class_report.ClassReport:
+    """report.html beside grades.csv; a report that cannot be written costs only itself."""
+    try:
+        return class_report.write(results, out)
+    except OSError as error:
+        print(f"autograder: could not write {class_report.FILENAME} ({error})", file=sys.stderr)
+        return class_report.build(results)
 
 
 def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int,

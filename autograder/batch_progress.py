@@ -3,9 +3,8 @@
 On a terminal: a progress bar (tqdm) with counts, rate and ETA, and a line
 per finished submission above it. Without one (CI logs): the same line per
 submission, and a plain status line every STATUS_EVERY_SECONDS. At the end:
-a short summary, and the submissions that need a look (a file that could not
-be read, top-level code that timed out or ended the process, a grader error,
-a notebook graded as another assignment than its file or metadata says).
+one summary line (reports.class_report then prints the class's scores,
+common failures and the submissions that need a look).
 """
 
 from __future__ import annotations
@@ -111,18 +110,10 @@ def _line(outcome: Finished) -> str:
 
 
 def summary(outcomes: list[Finished], *, seed: int, out: str) -> str:
-    """The closing lines: how it went, and what needs a look."""
+    """The closing line: how many, with which seed, where, and how it went (the class report lists what needs a look)."""
     if not outcomes:
         return messages.text("batch.nothing_graded")
     percents = [100 * o.score / o.max_score if o.max_score else 0.0 for o in outcomes]
-    lines = [messages.text("batch.summary", count=len(outcomes), seed=seed, out=out,
-                           mean=statistics.fmean(percents), median=statistics.median(percents),
-                           full=sum(1 for o in outcomes if o.max_score and o.score == o.max_score))]
-    look = [o for o in outcomes if o.problem in NEEDS_A_LOOK or o.mismatch]
-    if look:
-        lines.append(messages.text("batch.needs_a_look", count=len(look)))
-        for outcome in look:
-            reason = messages.text(f"batch.problem.{outcome.problem}") if outcome.problem in NEEDS_A_LOOK \
-                else messages.text("batch.problem.mismatch")
-            lines.append(f"  {outcome.name}: {reason}")
-    return "\n".join(lines)
+    return messages.text("batch.summary", count=len(outcomes), seed=seed, out=out,
+                         mean=statistics.fmean(percents), median=statistics.median(percents),
+                         full=sum(1 for o in outcomes if o.max_score and o.score == o.max_score))
