@@ -1,0 +1,170 @@
+"""JUnit XML for CI: one <testsuite> per submission, one <testcase> per check.
+
+CI systems (GitLab, Jenkins, GitHub's test reporters, Azure Pipelines) read
+the common JUnit shape:
+
+    <testsuites name="autograder" tests= failures= errors= time=>
+      <testsuite name="<submission>" tests= failures= errors= skipped= time=>
+        <properties><property name="assignment" value="02_where"/> ...</properties>
+        <testcase classname="<assignment>.<submission>" name="selu: correct" />
+        <testcase classname=... name="selu: jittable">
+          <failure message="<the feedback's first line>" type="check failed">the full feedback</failure>
+        </testcase>
+        <system-out>the submission's notes (the results.json "output")</system-out>
+      </testsuite>
+    </testsuites>
+
+A check that did not pass is a <failure> carrying its feedback. A submission
+that could not be loaded, or whose grading crashed, still lists every check
+of its assignment (the grader writes them all at zero with the reason), so
+each is a failure with that reason; its `problem` is a property and the
+failure's type. A result without any check (its assignment was not known)
+becomes one failing testcase named "grading" with the reason, so a broken
+submission is never an empty, green suite. Per-check times are not
+measured, so testcases carry no time; a suite's time is the submission's
+grading time when the result records it.
+
+Any text is made valid XML 1.0: characters XML 1.0 forbids (NUL and other
+control characters except tab, newline and carriage return, lone
+surrogates, U+FFFE and U+FFFF) become U+FFFD, and ElementTree escapes the
+rest. The input is the list of results.json dicts `grade_batch` returns.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+SUITES_NAME = "autograder"
+MESSAGE_MAX_CHARS = 500  # the failure's message attribute: the feedback's first line, cut to this
+# Everything XML 1.0 does not allow in a document (its `Char` production), surrogates included.
+_FORBIDDEN = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def clean(value: object) -> str:
+    """`value` as text that XML 1.0 can hold: forbidden characters become U+FFFD."""
+    text = value if isinstance(value, str) else "" if value is None else str(value)
+    return _FORBIDDEN.sub("\ufffd", text)
+
+
+def render(results: list[dict]) -> bytes:
+    """The JUnit XML document (UTF-8, with an XML declaration) for these results.json dicts."""
+    root = ET.Element("testsuites", {"name": SUITES_NAME})
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    seconds = 0.0
+    for result in results:
+        suite = _suite(result if isinstance(result, dict) else {})
+        root.append(suite)
+        for key in totals:
+            totals[key] += int(suite.get(key, "0"))
+        seconds += float(suite.get("time", "0"))
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("time", _seconds(seconds))
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def write(results: list[dict], path: Path | str) -> None:
+    """Write render(results) to `path` atomically: a fresh temporary file beside it, then a rename.
+
+    The temporary name is random and created exclusively without following
+    a symbolic link, so nothing planted there is opened; the rename replaces
+    whatever is at `path` (a symbolic link itself, not what it points to).
+    The parent directory is created if it does not exist.
+    """
+    path = Path(path)
+    data = render(results)
+    directory = path.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    for _ in range(16):
+        temporary = directory / f".{path.name}.{secrets.token_hex(8)}.tmp"
+        try:
+            fd = os.open(temporary, _CREATE, 0o666)
+        except FileExistsError:
+            continue
+        break
+    else:
+        raise FileExistsError(f"no free temporary name beside {path} after 16 tries; remove the .*.tmp files there")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _suite(result: dict) -> ET.Element:
+    extra = result.get("extra_data") if isinstance(result.get("extra_data"), dict) else {}
+    submission = clean(extra.get("submission") or extra.get("path") or "submission")
+    assignment = clean(extra.get("assignment") or "")
+    classname = f"{assignment}.{submission}" if assignment else submission
+    problem = clean(extra.get("problem") or "")
+    output = clean(result.get("output") or "")
+    suite = ET.Element("testsuite", {"name": submission})
+    properties = ET.SubElement(suite, "properties")
+    tests = [t for t in result.get("tests", []) if isinstance(t, dict)] if isinstance(result.get("tests"), list) else []
+    max_score = extra.get("max_score", sum(_number(t.get("max_score")) for t in tests))
+    for name, value in (("assignment", assignment), ("student", extra.get("student")),
+                        ("score", _number(result.get("score"))), ("max_score", _number(max_score)),
+                        ("seed", extra.get("seed")), ("sandbox", extra.get("sandbox")), ("problem", problem),
+                        ("path", extra.get("path"))):
+        if value not in (None, ""):
+            ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
+    failures = 0
+    for test in tests:
+        case = ET.SubElement(suite, "testcase", {"classname": classname, "name": clean(test.get("name") or "check")})
+        if not _passed(test):
+            failures += 1
+            feedback = clean(test.get("output") or "") or output or "failed"
+            _failure(case, feedback, problem or "check failed")
+    if not tests:
+        case = ET.SubElement(suite, "testcase", {"classname": classname, "name": "grading"})
+        failures += 1
+        _failure(case, output or "no check of this submission was graded", problem or "not graded")
+    if output:
+        ET.SubElement(suite, "system-out").text = output
+    suite.set("tests", str(max(len(tests), 1)))
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    suite.set("skipped", "0")
+    grading = extra.get("grading") if isinstance(extra.get("grading"), dict) else {}
+    suite.set("time", _seconds(_number(grading.get("seconds"))))
+    return suite
+
+
+def _failure(case: ET.Element, feedback: str, kind: str) -> None:
+    first_line = next((line for line in feedback.splitlines() if line.strip()), feedback)
+    if len(first_line) > MESSAGE_MAX_CHARS:
+        first_line = first_line[:MESSAGE_MAX_CHARS - 1] + "…"
+    failure = ET.SubElement(case, "failure", {"message": first_line, "type": kind})
+    failure.text = feedback
+
+
+def _passed(test: dict) -> bool:
+    status = test.get("status")
+    if status in ("passed", "failed"):
+        return status == "passed"
+    return _number(test.get("score")) >= _number(test.get("max_score"))
+
+
+def _number(value: object) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return number if number == number and abs(number) != float("inf") else 0.0
+
+
+def _seconds(value: float) -> str:
+    return f"{max(value, 0.0):.3f}"
