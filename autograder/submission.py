@@ -165,7 +165,7 @@ class Submission:
             return facts
         header = {"op": "trace", "function": function,
                   "static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}
-        header["args_skeleton"], arrays = _encode({"args": tuple(args), "kwargs": kwargs})
+        header["args_skeleton"], arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
         static = _static_phrase(args, static_argnums, static_argnames)
         answer = self._ask(header, arrays, function, call, raised_template="check.not_jittable", static=static)
         claimed = frozenset(str(p) for p in answer.get("primitives", ()) if isinstance(p, str))
@@ -211,7 +211,7 @@ class Submission:
 
         header = {"op": "export", "function": function,
                   "static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}
-        header["args_skeleton"], arrays = _encode({"args": tuple(args), "kwargs": dict(kwargs)})
+        header["args_skeleton"], arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
         static = _static_phrase(args, static_argnums, static_argnames)
         _, out_arrays = self._send(header, arrays, call, raised_template="check.not_jittable", static=static)
         if len(out_arrays) != 1 or out_arrays[0].dtype != np.uint8 or out_arrays[0].ndim != 1:
@@ -249,6 +249,37 @@ class Submission:
             raise StudentCodeError(_transport_feedback(TransportFailure("timeout"), call, self._transport))
         feedback = _error_feedback(error, call, header.get("function", ""), raised_template, fields)
         raise StudentCodeError(feedback, error.get("type"), error)
+
+
+def _without_values(args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
+                    static_argnames: Sequence[str]) -> dict:
+    """The arguments for lowering a function: static ones as they are, every traced one as zeros of its type.
+
+    The child only needs shapes and dtypes to lower the function. It must not
+    see the values the parent will run the program on, or it could compute
+    the answers in Python and export a program that returns them as constants.
+    """
+    static = set(static_argnums)
+    return {"args": tuple(arg if i in static else _zeros(arg) for i, arg in enumerate(args)),
+            "kwargs": {k: v if k in static_argnames else _zeros(v) for k, v in kwargs.items()}}
+
+
+def _zeros(value: Any) -> Any:
+    if isinstance(value, TypedKey):
+        return TypedKey(np.zeros_like(value.data), value.impl)
+    if isinstance(value, np.ndarray):
+        return np.zeros_like(value)
+    if isinstance(value, np.generic):
+        return type(value)(0)
+    if isinstance(value, (bool, int, float, complex)):
+        return type(value)(0)
+    if isinstance(value, tuple):
+        return tuple(_zeros(v) for v in value)
+    if isinstance(value, list):
+        return [_zeros(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _zeros(v) for k, v in value.items()}
+    return value
 
 
 def _same(array: np.ndarray) -> np.ndarray:
