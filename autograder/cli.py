@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from autograder import grading_config, messages
+from autograder.reports.exit_status import parse_fail_under
 
 
 def run() -> None:
@@ -64,7 +65,27 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--sandbox", choices=("os", "process"), default="os",
                        help="os (default): each submission in an OS sandbox of its own (Linux, root, bubblewrap); "
                             "process: a plain child process, weaker, for machines without those")
+    grade.add_argument("--junit-xml", type=Path, metavar="FILE",
+                       help="also write a JUnit XML report: one testsuite per submission, one testcase per check, "
+                            "failures carry the feedback")
+    grade.add_argument("--fail-under", type=parse_fail_under, metavar="SCORE",
+                       help="exit 1 if any submission scores below SCORE percent (0-100) of its maximum, "
+                            "or if nothing was graded")
     grade.set_defaults(command=_grade)
+
+    gradescope = commands.add_parser("gradescope-zip",
+                                     help="build Gradescope's autograder zip (setup.sh, run_autograder, the kit) for one assignment")
+    gradescope.add_argument("assignment", metavar="ASSIGNMENT")
+    gradescope.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.zip")
+    gradescope.add_argument("--sandbox", choices=("os", "process"), default="os",
+                            help="how run_autograder grades: os (bubblewrap; the container must allow namespaces) or "
+                                 "process (weaker: a hostile submission could change its own grade)")
+    visibilities = ("visible", "hidden", "after_due_date", "after_published")
+    gradescope.add_argument("--visibility", choices=visibilities, default="visible",
+                            help="Gradescope visibility of the results")
+    gradescope.add_argument("--stdout-visibility", choices=visibilities, default="hidden",
+                            help="Gradescope visibility of run_autograder's output")
+    gradescope.set_defaults(command=_gradescope_zip)
 
     release = commands.add_parser("release", help="sync check-cell points from grading.toml and regenerate assignments/ with nbgrader")
     release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT")
@@ -93,6 +114,7 @@ def _check(args, config) -> int:
 
 def _grade(args, config) -> int:
     from autograder.batch import grade_batch
+    from autograder.reports import exit_status, junit_xml
     from autograder.reports.out_dir import OutDirError
 
     if args.sandbox == "os":
@@ -113,7 +135,28 @@ def _grade(args, config) -> int:
     except OutDirError as error:
         print(f"autograder: cannot grade: {error}", file=sys.stderr)
         return 2
-    del results  # the batch printed a line per submission and the summary
+    if args.junit_xml:
+        try:
+            junit_xml.write(results, args.junit_xml)
+        except OSError as error:
+            print(f"autograder: could not write {args.junit_xml}: {error}", file=sys.stderr)
+            return 2
+    line = exit_status.summary(results, args.fail_under)
+    if line:
+        print(f"autograder: {line}", file=sys.stderr)
+    return exit_status.exit_code(results, args.fail_under)
+
+
+def _gradescope_zip(args, config) -> int:
+    from autograder.integrations.gradescope_zip import BuildError, build
+
+    try:
+        made = build(args.assignment, args.output, config, repo_root=grading_config.REPO_ROOT, sandbox=args.sandbox,
+                     visibility=args.visibility, stdout_visibility=args.stdout_visibility)
+    except BuildError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    print(made.summary())
     return 0
 
 
