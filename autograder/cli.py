@@ -89,6 +89,11 @@ def _parser() -> argparse.ArgumentParser:
 
     release = commands.add_parser("release", help="sync check-cell points from grading.toml and regenerate assignments/ with nbgrader")
     release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT")
+    release.add_argument("--student-dist", type=Path, metavar="DIR",
+                         help="also write the student distribution to DIR: a wheel without the answer key and the "
+                              "released notebooks, each with an install cell first")
+    release.add_argument("--student-install-url", metavar="URL",
+                         help="what the notebooks' install cell passes to pip (default: the wheel's path relative to the notebook)")
     release.set_defaults(command=_release)
     return parser
 
@@ -161,6 +166,11 @@ def _gradescope_zip(args, config) -> int:
 
 
 def _release(args, config) -> int:
-    from autograder.release import release
+    from autograder.release import release, student_dist
+
+    if args.student_dist is not None:
+        status = release(config, args.assignments or None)
+        return status or student_dist(config, args.student_dist, args.assignments or None,
+                                      install_url=args.student_install_url)
 
     return release(config, args.assignments or None)
