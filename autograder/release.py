@@ -97,3 +97,96 @@ def release(config: GradingConfig, assignments: list[str] | None = None) -> int:
             shutil.copytree(Path(staging) / assignment, target)
         print(f"release: wrote {target}")
     return status
+
+
+# --- the student distribution ------------------------------------------------------
+
+# The seed of the public inputs the student package's checks are recorded on. Its inputs and
+# expected outputs are in every student's hands: never grade with this seed (--seed,
+# AUTOGRADER_SEED, grading.toml's [seeds]).
+STUDENT_SEED = 1_000_003
+
+
+def record_student_data(config: GradingConfig, data_dir: Path, assignments: list[str] | None = None,
+                        seed: int = STUDENT_SEED, root: Path = REPO_ROOT) -> list[str]:
+    """Record each assignment's checks on its solution into `data_dir` (index.json, <a>.json, <a>.npz)."""
+    from autograder.student import recorded, recording
+
+    names = list(assignments or config.assignments)
+    if seed in config.seed_policy.values():
+        raise recording.RecordingError(f"grading.toml's [seeds] uses {seed}, the student package's public seed")
+    for assignment in names:
+        record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root), seed)
+        recorded.write(data_dir, assignment, record, arrays)
+    recorded.write_index(data_dir, {
+        "format": recorded.FORMAT, "seed": seed,
+        "assignments": {a: config.points[a] for a in names},
+        "limits": {"submission_seconds": config.limits.submission_seconds, "load_seconds": config.limits.load_seconds,
+                   "call_seconds": config.limits.call_seconds},
+    })
+    return names
+
+
+def korean_release(assignment: str, staging: Path, root: Path = REPO_ROOT) -> Path | None:
+    """The Korean released notebook: assignments/ko/<a>/<a>.ipynb, else nbgrader's release of solutions/ko/<a>/ made now."""
+    released = root / "assignments" / "ko" / assignment / f"{assignment}.ipynb"
+    if released.is_file():
+        return released
+    source = root / "solutions" / "ko" / assignment / f"{assignment}.ipynb"
+    if not source.is_file():
+        return None
+    with tempfile.TemporaryDirectory() as scratch:
+        completed = subprocess.run(
+            [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
+             f"--CourseDirectory.db_url=sqlite:///{scratch}/gradebook.db",
+             f"--CourseDirectory.source_directory={source.parent.parent}",
+             f"--CourseDirectory.release_directory={staging}"],
+            cwd=root, capture_output=True, text=True, env=nbgrader_environment())
+    if completed.returncode != 0:
+        raise RuntimeError(f"nbgrader failed for the Korean {assignment}:\n{completed.stdout}{completed.stderr}")
+    return staging / assignment / f"{assignment}.ipynb"
+
+
+def student_dist(config: GradingConfig, out_dir: Path, assignments: list[str] | None = None,
+                 install_url: str | None = None, seed: int = STUDENT_SEED, root: Path = REPO_ROOT) -> int:
+    """Write the student distribution into `out_dir`.
+
+    out_dir/jax_exercises_student-<version>-py3-none-any.whl   the student package (see autograder/student/)
+    out_dir/<assignment>/<assignment>.ipynb                    the released English notebooks, install cell first
+    out_dir/ko/<assignment>/<assignment>.ipynb                 the released Korean notebooks, where there are any
+
+    Each notebook's install cell runs `%pip install <install_url>`; by default
+    the wheel's path relative to the notebook's folder.
+    """
+    import tomllib
+
+    from autograder.student import notebooks, wheel
+
+    names = []
+    for assignment in assignments or config.assignments:
+        released = root / "assignments" / assignment / f"{assignment}.ipynb"
+        missing = [p for p in (solution_notebook(assignment, root), released) if not p.is_file()]
+        if assignment not in config.points or missing:
+            print(f"release: cannot add {assignment} to the student distribution: "
+                  f"{'no points in grading.toml' if assignment not in config.points else f'{missing[0]} does not exist'}",
+                  file=sys.stderr)
+            return 1
+        names.append(assignment)
+    version = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as data:
+        record_student_data(config, Path(data), names, seed, root)
+        built = wheel.build(out_dir, version, Path(data), root / "autograder", config.assignments)
+    print(f"release: wrote {built}")
+    with tempfile.TemporaryDirectory() as staging:
+        for assignment in names:
+            targets = [(root / "assignments" / assignment / f"{assignment}.ipynb",
+                        out_dir / assignment / f"{assignment}.ipynb")]
+            korean = korean_release(assignment, Path(staging), root)
+            if korean is not None:
+                targets.append((korean, out_dir / "ko" / assignment / f"{assignment}.ipynb"))
+            for released, target in targets:
+                address = install_url or os.path.relpath(built, target.parent)
+                notebooks.write_student_notebook(released, target, address)
+                print(f"release: wrote {target}")
+    return 0

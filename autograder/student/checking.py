@@ -1,0 +1,66 @@
+"""Checking a student's functions against the recorded checks: shared by check cells and `autograder check`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.cell_execution import LoadReport
+from autograder.inprocess import InProcessTransport
+from autograder.reports.terminal_table import render
+from autograder.results import SubmissionResult
+from autograder.student import compat, recorded, replay
+from autograder.student.strings import text
+from autograder.submission import Submission
+
+compat.install()
+
+
+class Package:
+    """What the installed package knows: assignments, their functions and points, the time limits."""
+
+    def __init__(self, directory: Path = recorded.DATA):
+        self.directory = directory
+        self.index = recorded.read_index(directory)
+
+    @property
+    def assignments(self) -> list[str]:
+        return sorted(self.index["assignments"])
+
+    def functions(self) -> list[str]:
+        return [f for a in self.assignments for f in self.index["assignments"][a]]
+
+    def assignment_of(self, function: str) -> str | None:
+        for assignment in self.assignments:
+            if function in self.index["assignments"][assignment]:
+                return assignment
+        return None
+
+    @property
+    def call_seconds(self) -> float:
+        return float(self.index["limits"]["call_seconds"])
+
+    @property
+    def submission_seconds(self) -> float:
+        return float(self.index["limits"]["submission_seconds"])
+
+    @property
+    def load_seconds(self) -> float:
+        return float(self.index["limits"]["load_seconds"])
+
+
+def check_namespace(package: Package, assignment: str, namespace: dict, load_report: LoadReport,
+                    functions: set[str] | None, name: str, path: str = "") -> SubmissionResult:
+    """Replay `assignment`'s recorded checks of `functions` against the functions in `namespace`."""
+    record, arrays = recorded.read(assignment, package.directory)
+    transport = InProcessTransport(namespace, load_report, package.call_seconds, package.submission_seconds)
+    checks = replay.replay(record, arrays, Submission(transport, load_report.notes), functions)
+    return SubmissionResult(name=name, path=path, assignment=assignment, seed=int(record.get("seed", 0)),
+                            checks=checks, notes=list(load_report.notes))
+
+
+def render_result(result: SubmissionResult) -> str:
+    """The grader's table, headed by what these checks ran on (the release's public inputs, not hidden ones)."""
+    lines = render(result).splitlines()
+    if lines:
+        lines[0] = text("student.report_header", name=result.name, assignment=result.assignment)
+    return "\n".join(lines)

@@ -1,0 +1,101 @@
+"""The student package's `autograder` command: `autograder check NOTEBOOK`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from autograder import messages
+
+
+def run() -> None:
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)  # skips tearing down JAX's CPU backend, which only costs time here
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="autograder", description="Check JAX exercise notebooks (student package).")
+    parser.add_argument("--lang", metavar="LANG",
+                        help="language of feedback: en or ko (default: $AUTOGRADER_LANG, else the notebook's own, else en)")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")
+    check.add_argument("path", type=Path)
+    check.add_argument("--exercise", action="append", metavar="NAME", help="only this function (repeatable)")
+    check.add_argument("--assignment", help="assignment name, if the file name does not say it")
+    check.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # accepted; the inputs are the recorded ones
+    check.set_defaults(command=_check)
+    args = parser.parse_args(argv)
+    if args.lang:
+        os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(args.lang) or "en"
+    return args.command(args)
+
+
+def _check(args) -> int:
+    from autograder import compilation_cache
+    from autograder.inprocess import load_namespace
+    from autograder.student import recorded
+    from autograder.student.checking import Package, check_namespace, render_result
+    from autograder.student.strings import text
+    from autograder.submission_source import SubmissionError, read
+
+    try:
+        package = Package()
+    except recorded.RecordError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    if args.exercise:
+        unknown = [e for e in args.exercise if package.assignment_of(e) is None]
+        if unknown:
+            print(text("student.unknown_function", function=", ".join(unknown), known=", ".join(package.functions())),
+                  file=sys.stderr)
+            return 2
+    with messages.using(_notebook_language(args.path)):
+        try:
+            source = read(args.path)
+        except SubmissionError as error:
+            print(error)
+            return 1
+        assignment = _assignment(source, package, args.assignment)
+        if assignment is None:
+            print(text("student.unknown_assignment", path=args.path, known=", ".join(package.assignments)))
+            return 1
+        compilation_cache.enable("check")
+        namespace, report = load_namespace(source, package.load_seconds)
+        try:
+            result = check_namespace(package, assignment, namespace, report,
+                                     set(args.exercise) if args.exercise else None, name=args.path.stem,
+                                     path=str(args.path))
+        except recorded.RecordError as error:
+            print(text("student.data_missing", assignment=assignment, detail=error))
+            return 1
+        print(render_result(result))
+    return 0 if result.all_passed else 1
+
+
+def _assignment(source, package, override: str | None) -> str | None:
+    for candidate in (override, source.assignment_hint):
+        if candidate in package.assignments:
+            return candidate
+    for name in sorted(package.assignments, key=len, reverse=True):
+        if name in source.path.stem:
+            return name
+    return None
+
+
+def _notebook_language(path: Path) -> str | None:
+    """The notebook's own language (metadata autograder.language), if it says one."""
+    if path.suffix != ".ipynb":
+        return None
+    try:
+        language = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("autograder", {}).get("language")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return language if isinstance(language, str) else None

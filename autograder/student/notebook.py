@@ -1,0 +1,82 @@
+"""Check cells of the student package: `check("histogram", globals())`.
+
+The student package installs this module as `autograder.notebook`, so the
+released notebooks' check cells run unchanged. The checks replay the
+recorded requests against the function as the kernel defines it, print the
+grader's table, and return the points earned. Nothing is written to stderr
+(not Python's, and not file descriptor 2, where XLA's C++ logging writes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import warnings
+
+from autograder import messages
+from autograder.cell_execution import LoadReport
+from autograder.student import recorded
+from autograder.student.checking import Package, check_namespace, render_result
+from autograder.student.strings import text
+
+
+def check(function: str, namespace: dict, *, seed: int | None = None, lang: str | None = None) -> float:
+    """Check `function` as defined in `namespace` (pass `globals()`); returns the points earned.
+
+    `seed` is accepted for the instructor's check cells and ignored: the
+    inputs are the ones recorded at release. Feedback is in `lang`, else the
+    notebook's language (a Korean notebook's setup cell sets
+    `AUTOGRADER_LANG = "ko"`); an explicit $AUTOGRADER_LANG wins.
+    """
+    del seed
+    language = lang if isinstance(lang, str) else namespace.get("AUTOGRADER_LANG")
+    with messages.using(language if isinstance(language, str) else None):
+        return _check(function, namespace)
+
+
+def _check(function: str, namespace: dict) -> float:
+    try:
+        package = Package()
+    except recorded.RecordError as error:
+        print(text("student.data_missing", assignment=function, detail=error))
+        return 0.0
+    assignment = package.assignment_of(function)
+    if assignment is None:
+        print(text("student.unknown_function", function=function, known=", ".join(package.functions())))
+        return 0.0
+    stderr = io.StringIO()
+    with _file_descriptor_2_discarded(), contextlib.redirect_stderr(stderr), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # A stub whose whole `def` is a solution region leaves the name undefined:
+        # the kernel cannot tell which cell raised, so say what both causes mean.
+        problems = [] if function in namespace else [messages.text("notebook.missing_function")]
+        try:
+            result = check_namespace(package, assignment, dict(namespace), LoadReport([], [], problems), {function},
+                                     name=function)
+        except recorded.RecordError as error:
+            print(text("student.data_missing", assignment=assignment, detail=error))
+            return 0.0
+    print(render_result(result), file=sys.stdout)
+    return result.score
+
+
+@contextlib.contextmanager
+def _file_descriptor_2_discarded():
+    """Point file descriptor 2 at the null device while the checks run (C-level writes bypass sys.stderr)."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

@@ -1,0 +1,142 @@
+"""The recorded checks as data: a JSON document and an `.npz` of plain numeric arrays per assignment.
+
+Nothing here can run code: values are JSON skeletons whose arrays live in
+the `.npz`, read back with `allow_pickle=False`; only numeric dtypes are
+written or accepted.
+
+A value's skeleton is JSON (None, bool, int, str, lists) or one of
+{"__tuple__": [...]}, {"__dict__": {...}}, {"__array__": i} (a NumPy array),
+{"__scalar__": i} (a NumPy scalar, stored as a 0-d array), {"__key__": i,
+"impl": name} (a typed PRNG key's data) and {"__float__": "nan"|"inf"|"-inf"}.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from autograder.submission import TypedKey
+
+DATA = Path(__file__).resolve().parent / "data"
+FORMAT = 1
+INDEX = "index.json"
+_NUMERIC_KINDS = frozenset("biufc")
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+class RecordError(ValueError):
+    """A value cannot be recorded, or a record cannot be read."""
+
+
+def encode(value: Any, arrays: list[np.ndarray], path: str = "value") -> Any:
+    """`value`'s skeleton; its arrays are appended to `arrays`."""
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {"__float__": repr(value)}
+    if isinstance(value, TypedKey):
+        arrays.append(_numeric(np.asarray(value.data), path))
+        return {"__key__": len(arrays) - 1, "impl": str(value.impl)}
+    if isinstance(value, np.generic):
+        arrays.append(_numeric(np.asarray(value), path))
+        return {"__scalar__": len(arrays) - 1}
+    if isinstance(value, np.ndarray):
+        arrays.append(_numeric(np.array(value, copy=True), path))
+        return {"__array__": len(arrays) - 1}
+    if type(value) is tuple:
+        return {"__tuple__": [encode(v, arrays, f"{path}[{i}]") for i, v in enumerate(value)]}
+    if type(value) is list:
+        return [encode(v, arrays, f"{path}[{i}]") for i, v in enumerate(value)]
+    if type(value) is dict:
+        if not all(type(k) is str for k in value):
+            raise RecordError(f"{path} has a non-string key")
+        return {"__dict__": {k: encode(v, arrays, f"{path}[{k!r}]") for k, v in value.items()}}
+    raise RecordError(f"{path} is a {type(value).__module__}.{type(value).__qualname__}, which is not recorded")
+
+
+def decode(skeleton: Any, arrays: list[np.ndarray]) -> Any:
+    """The value `encode` recorded: NumPy arrays and scalars, TypedKeys, tuples, lists, dicts."""
+    if skeleton is None or type(skeleton) in (bool, int, float, str):
+        return skeleton
+    if type(skeleton) is list:
+        return [decode(v, arrays) for v in skeleton]
+    if type(skeleton) is dict and len(skeleton) in (1, 2):
+        if "__tuple__" in skeleton:
+            return tuple(decode(v, arrays) for v in _list(skeleton["__tuple__"]))
+        if "__dict__" in skeleton and type(skeleton["__dict__"]) is dict:
+            return {str(k): decode(v, arrays) for k, v in skeleton["__dict__"].items()}
+        if "__array__" in skeleton:
+            return np.array(_at(arrays, skeleton["__array__"]), copy=True)
+        if "__scalar__" in skeleton:
+            return _at(arrays, skeleton["__scalar__"])[()]
+        if "__key__" in skeleton:
+            return TypedKey(np.array(_at(arrays, skeleton["__key__"]), copy=True), str(skeleton.get("impl")))
+        if "__float__" in skeleton and skeleton["__float__"] in ("nan", "inf", "-inf"):
+            return float(skeleton["__float__"])
+    raise RecordError(f"malformed recorded value: {str(skeleton)[:80]}")
+
+
+def write(directory: Path, assignment: str, record: dict, arrays: list[np.ndarray]) -> None:
+    """`<assignment>.json` and `<assignment>.npz` in `directory`, byte for byte the same for the same record."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{assignment}.json").write_text(json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n",
+                                                   encoding="utf-8")
+    with zipfile.ZipFile(directory / f"{assignment}.npz", "w", zipfile.ZIP_DEFLATED) as archive:
+        for i, array in enumerate(arrays):
+            buffer = io.BytesIO()
+            np.save(buffer, _numeric(array, f"array {i}"), allow_pickle=False)
+            archive.writestr(zipfile.ZipInfo(f"a{i}.npy", date_time=_ZIP_DATE), buffer.getvalue(),
+                             compress_type=zipfile.ZIP_DEFLATED)
+
+
+def write_index(directory: Path, index: dict) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / INDEX).write_text(json.dumps(index, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def read_index(directory: Path = DATA) -> dict:
+    """{"format", "assignments": {assignment: {function: {prop: points}}}, "limits": {...}, "seed"}."""
+    try:
+        index = json.loads((directory / INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise RecordError(f"{directory / INDEX}: {error}") from None
+    if index.get("format") != FORMAT:
+        raise RecordError(f"{directory / INDEX} has format {index.get('format')!r}, this package reads {FORMAT}")
+    return index
+
+
+def read(assignment: str, directory: Path = DATA) -> tuple[dict, list[np.ndarray]]:
+    """The record of `assignment` and its arrays (numeric only, no pickles)."""
+    try:
+        record = json.loads((directory / f"{assignment}.json").read_text(encoding="utf-8"))
+        with np.load(directory / f"{assignment}.npz", allow_pickle=False) as archive:
+            arrays = [_numeric(archive[f"a{i}"], f"a{i}") for i in range(len(archive.files))]
+    except (OSError, ValueError, KeyError) as error:
+        raise RecordError(f"{assignment}: {error}") from None
+    if record.get("format") != FORMAT:
+        raise RecordError(f"{assignment} has format {record.get('format')!r}, this package reads {FORMAT}")
+    return record, arrays
+
+
+def _numeric(array: Any, path: str) -> np.ndarray:
+    if type(array) is not np.ndarray or array.dtype.kind not in _NUMERIC_KINDS or array.dtype.fields is not None:
+        raise RecordError(f"{path} is not a plain numeric array")
+    return array
+
+
+def _at(arrays: list[np.ndarray], index: Any) -> np.ndarray:
+    if type(index) is not int or not 0 <= index < len(arrays):
+        raise RecordError(f"array reference {index!r} out of range")
+    return arrays[index]
+
+
+def _list(node: Any) -> list:
+    if type(node) is not list:
+        raise RecordError("malformed tuple")
+    return node

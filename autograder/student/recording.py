@@ -1,0 +1,284 @@
+"""Recording what each check asks of the reference solution (release side; not in the student package).
+
+The assignment's suite runs once, in this process, against the solution
+notebook, with public inputs from a fixed seed. Every request a check makes
+through `Submission` (call, trace, count_traces, describe, is_jitted,
+require) is recorded with its arguments and the solution's answer: the
+returned values, whether it traced, its trace counts, or the type of the
+error it raised. So are the suite's structure assertions
+(`assert_uses_primitive`, `assert_not_unrolled`) and expected errors
+(`expect_raises`), as the requests they judge. Nothing of the solution's
+code, programs or jaxprs is kept: only values on public inputs, counts, and
+the names of the JAX constructs a check asks for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from autograder.grading_config import GradingConfig
+from autograder.jaxcheck import expectations
+from autograder.pytest_plugin import CheckOutcome, GradingPlugin
+from autograder.student import recorded
+from autograder.submission import JaxprFacts, StudentCodeError, Submission, TraceReport
+
+FORMAT = recorded.FORMAT
+
+
+class RecordingError(RuntimeError):
+    """The solution cannot be recorded (it fails a check, or a check asks something that cannot be replayed)."""
+
+
+class Recorder:
+    """The steps of every check of one assignment, and their arrays."""
+
+    def __init__(self) -> None:
+        self.steps: dict[tuple[str, str], list[dict]] = {}
+        self.arrays: list = []
+        self.current: tuple[str, str] | None = None
+        self._facts: dict[int, tuple[tuple[str, str], int, JaxprFacts]] = {}
+
+    def _check_steps(self) -> list[dict]:
+        if self.current is None:
+            raise RecordingError("a Submission request was made outside a check")
+        return self.steps.setdefault(self.current, [])
+
+    def add(self, step: dict) -> int:
+        steps = self._check_steps()
+        steps.append(step)
+        return len(steps) - 1
+
+    def encode(self, value: Any, path: str = "value") -> Any:
+        return recorded.encode(value, self.arrays, path)
+
+    def remember_facts(self, facts: JaxprFacts, index: int) -> None:
+        self._facts[id(facts)] = (self.current, index, facts)  # the facts object is kept alive, so its id is not reused
+
+    def step_of(self, facts: Any) -> int:
+        found = self._facts.get(id(facts))
+        if found is None or found[0] != self.current or found[2] is not facts:
+            raise RecordingError("a structure assertion judged facts that did not come from this check's submission.trace")
+        return found[1]
+
+    def next_index(self) -> int:
+        return len(self._check_steps())
+
+    def annotate(self, index: int, **fields: Any) -> None:
+        self._check_steps()[index].update(fields)
+
+
+class RecordingSubmission(Submission):
+    """The solution's Submission, recording every request a check makes and its answer."""
+
+    def __init__(self, inner: Submission, recorder: Recorder):
+        super().__init__(inner._transport, inner.notes)
+        self._recorder = recorder
+        self._depth = 0
+
+    def _recorded(self, step: dict, run: Callable[[], Any], outcome: Callable[[Any], dict]) -> Any:
+        if self._depth:  # a request made by another request (is_jitted asks describe): not a step of its own
+            return run()
+        self._depth += 1
+        try:
+            result = run()
+        except StudentCodeError as failure:
+            error = failure.error or {}
+            step["outcome"] = {"error": {"type": str(error.get("type") or failure.error_type or ""),
+                                         "mro": [str(n) for n in error.get("mro", [])],
+                                         "kind": str(error.get("kind", ""))}}
+            self._recorder.add(step)
+            raise
+        finally:
+            self._depth -= 1
+        step["outcome"] = outcome(result)
+        index = self._recorder.add(step)
+        if isinstance(result, JaxprFacts):
+            self._recorder.remember_facts(result, index)
+        return result
+
+    def describe(self, function: str) -> dict:
+        return self._recorded({"op": "describe", "function": function}, lambda: super(RecordingSubmission, self).describe(function),
+                              lambda facts: {"exists": bool(facts.get("exists")), "callable": bool(facts.get("callable"))})
+
+    def is_jitted(self, function: str) -> bool:
+        return self._recorded({"op": "is_jitted", "function": function},
+                              lambda: super(RecordingSubmission, self).is_jitted(function), lambda jitted: {"jitted": bool(jitted)})
+
+    def require(self, function: str) -> None:
+        return self._recorded({"op": "require", "function": function},
+                              lambda: super(RecordingSubmission, self).require(function), lambda _: {})
+
+    def call_with(self, function, args=(), kwargs=None, *, mode="plain", static_argnums=(), static_argnames=(),
+                  argnums=0, in_axes=0, key_reuse_check=False):
+        kwargs = dict(kwargs or {})
+        options = {"mode": mode, "static_argnums": list(static_argnums), "static_argnames": list(static_argnames),
+                   "argnums": list(argnums) if isinstance(argnums, (list, tuple)) else argnums,
+                   "in_axes": list(in_axes) if isinstance(in_axes, (list, tuple)) else in_axes,
+                   "key_reuse_check": bool(key_reuse_check)}
+        step = {"op": "call", "function": function, "args": self._recorder.encode(tuple(args), "args"),
+                "kwargs": self._recorder.encode(kwargs, "kwargs"), "options": options}
+
+        def run():
+            return super(RecordingSubmission, self).call_with(
+                function, args, kwargs, mode=mode, static_argnums=static_argnums, static_argnames=static_argnames,
+                argnums=argnums, in_axes=in_axes, key_reuse_check=key_reuse_check)
+
+        return self._recorded(step, run, lambda value: {"value": self._recorder.encode(value, "output")})
+
+    def trace(self, function, args, kwargs=None, *, static_argnums=(), static_argnames=()):
+        kwargs = dict(kwargs or {})
+        step = {"op": "trace", "function": function, "args": self._recorder.encode(tuple(args), "args"),
+                "kwargs": self._recorder.encode(kwargs, "kwargs"),
+                "options": {"static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}}
+
+        def run():
+            return super(RecordingSubmission, self).trace(function, args, kwargs, static_argnums=static_argnums,
+                                                          static_argnames=static_argnames)
+
+        # Only that it traced: the solution's program, its operations and their number stay here.
+        return self._recorded(step, run, lambda facts: {})
+
+    def count_traces(self, function, calls, *, warmup=(), static_argnums=(), static_argnames=(), count_all=False):
+        plan_calls = [(tuple(a), dict(k)) for a, k in calls]
+        plan_warmup = [(tuple(a), dict(k)) for a, k in warmup]
+        step = {"op": "count_traces", "function": function,
+                "calls": self._recorder.encode(plan_calls, "calls"), "warmup": self._recorder.encode(plan_warmup, "warmup"),
+                "options": {"static_argnums": list(static_argnums), "static_argnames": list(static_argnames),
+                            "count_all": bool(count_all)}}
+
+        def run():
+            return super(RecordingSubmission, self).count_traces(function, calls, warmup=warmup, static_argnums=static_argnums,
+                                                                 static_argnames=static_argnames, count_all=count_all)
+
+        def outcome(report: TraceReport) -> dict:
+            return {"traces": int(report.traces), "outputs": self._recorder.encode(list(report.outputs), "outputs")}
+
+        return self._recorded(step, run, outcome)
+
+
+# --- the suite's own judgements, recorded as steps ----------------------------------
+
+def _wrap_assert_uses_primitive(original: Callable, recorder: Recorder) -> Callable:
+    signature = inspect.signature(original)
+
+    def assert_uses_primitive(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs).arguments
+        step = recorder.step_of(bound["facts"])
+        original(*args, **kwargs)
+        recorder.add({"op": "uses", "step": step, "any_of": sorted(str(p) for p in bound["any_of"]),
+                      "function": str(bound["function"]), "construct": str(bound["construct"])})
+
+    return assert_uses_primitive
+
+
+def _wrap_assert_not_unrolled(original: Callable, recorder: Recorder) -> Callable:
+    signature = inspect.signature(original)
+
+    def assert_not_unrolled(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs).arguments
+        small, large = recorder.step_of(bound["small"]), recorder.step_of(bound["large"])
+        original(*args, **kwargs)
+        recorder.add({"op": "not_unrolled", "small": small, "large": large, "function": str(bound["function"]),
+                      "n_small": int(bound["n_small"]), "n_large": int(bound["n_large"])})
+
+    return assert_not_unrolled
+
+
+def _wrap_expect_raises(original: Callable, recorder: Recorder) -> Callable:
+    signature = inspect.signature(original)
+
+    def expect_raises(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs).arguments
+        index = recorder.next_index()
+        original(*args, **kwargs)
+        mentions = bound.get("mentions")
+        recorder.annotate(index, expect_error={"type": str(bound["error_type"]),
+                                               "mentions": None if mentions is None else str(mentions)})
+
+    return expect_raises
+
+
+def _originals() -> dict[str, tuple[Callable, Callable]]:
+    from autograder.suites import expect
+
+    return {
+        "assert_uses_primitive": (expectations.assert_uses_primitive, _wrap_assert_uses_primitive),
+        "assert_not_unrolled": (expectations.assert_not_unrolled, _wrap_assert_not_unrolled),
+        "expect_raises": (expect.expect_raises, _wrap_expect_raises),
+    }
+
+
+class RecordingPlugin:
+    """Tells the recorder which check is running, and records the suite's assertions."""
+
+    def __init__(self, recorder: Recorder):
+        self._recorder = recorder
+        self._patched: list[tuple[Any, str, Any]] = []
+
+    def pytest_collection_modifyitems(self, config, items) -> None:
+        originals = _originals()
+        for module in {id(item.module): item.module for item in items}.values():
+            for name, (original, wrap) in originals.items():
+                if getattr(module, name, None) is original:
+                    self._patched.append((module, name, original))
+                    setattr(module, name, wrap(original, self._recorder))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        mark = item.get_closest_marker("graded")
+        self._recorder.current = (mark.kwargs["function"], mark.kwargs["prop"]) if mark else None
+        try:
+            yield
+        finally:
+            self._recorder.current = None
+
+    def restore(self) -> None:
+        for module, name, original in reversed(self._patched):
+            setattr(module, name, original)
+        self._patched.clear()
+
+
+def record_checks(assignment: str, submission: Submission, seed: int, functions: set[str] | None, *,
+                  recorder: Recorder) -> list[CheckOutcome]:
+    """runner.run_checks with the recording submission and plugin."""
+    from autograder.runner import PYTEST_OPTIONS, no_plugin_autoload, suite_path
+
+    plugin = GradingPlugin(RecordingSubmission(submission, recorder), seed, functions)
+    recording = RecordingPlugin(recorder)
+    sink = io.StringIO()
+    try:
+        with no_plugin_autoload(), contextlib.redirect_stdout(sink):
+            code = pytest.main([str(suite_path(assignment)), *PYTEST_OPTIONS], plugins=[plugin, recording])
+    finally:
+        recording.restore()
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        raise RecordingError(f"the {assignment} suite could not run (pytest exit {code}):\n{sink.getvalue()[-3000:]}")
+    return list(plugin.outcomes.values())
+
+
+def record_assignment(assignment: str, config: GradingConfig, solution: Path, seed: int) -> tuple[dict, list]:
+    """Run `assignment`'s suite on `solution` and return its record (JSON-able) and arrays."""
+    import jax
+
+    from autograder.grading import grade_submission
+
+    recorder = Recorder()
+    result = grade_submission(solution, config, seed=seed, backend="inprocess", assignment=assignment,
+                              run_suite=lambda a, s, sd, f: record_checks(a, s, sd, f, recorder=recorder))
+    failed = [f"{c.name}: {c.feedback}" for c in result.checks if not c.passed]
+    if failed:
+        raise RecordingError(f"the solution of {assignment} fails checks with seed {seed}:\n" + "\n".join(failed))
+    checks = []
+    for check in result.checks:
+        steps = recorder.steps.get((check.function, check.prop), [])
+        if not steps:
+            raise RecordingError(f"{assignment}: the check {check.name!r} asks nothing of the submission; it cannot be replayed")
+        checks.append({"function": check.function, "prop": check.prop, "points": check.max_score, "steps": steps})
+    record = {"format": FORMAT, "assignment": assignment, "seed": seed, "jax_version": jax.__version__, "checks": checks}
+    return record, recorder.arrays

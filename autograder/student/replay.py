@@ -1,0 +1,208 @@
+"""Replaying the recorded checks against a student's functions.
+
+Each check of the record is a list of steps: the requests the check made of
+the reference solution at release, with its answers, and the suite's own
+judgements on them. Replay sends every request through the same
+`Submission` (the in-process transport: the student's code in this
+process) and compares each answer with the recorded one:
+
+- values: the same structure and dtypes; floating-point leaves within
+  rtol 1e-4, atol 1e-5; integer and boolean leaves exactly;
+- trace: the function traces with the same static arguments (jittable),
+  with no callback into Python;
+- count_traces: every call's output as above, and the same number of traces;
+- is_jitted: a jitted function where the solution's is one; describe and
+  require: the function exists and is callable;
+- an error the check expects: raised, of that type (a subclass too), its
+  message mentioning what the check asked;
+- "uses": the traced program contains one of the constructs the check asks
+  for (`cond`, a loop); "not_unrolled": the program of the larger input has
+  no more operations than that of the smaller one.
+
+A check passes when every step matches; its feedback is the first mismatch,
+in the words of the grader's own assertions and hints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from autograder import messages
+from autograder.jaxcheck import compare
+from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_not_unrolled
+from autograder.jaxcheck.hints import hint_for
+from autograder.results import CheckResult
+from autograder.student import recorded
+from autograder.student.strings import text
+from autograder.submission import JaxprFacts, StudentCodeError, Submission, describe_call
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+class Mismatch(AssertionError):
+    """A step's answer differs from the recorded one; the message is the feedback."""
+
+
+def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
+           functions: Iterable[str] | None = None) -> list[CheckResult]:
+    """Every recorded check of `functions` (default: all), in the record's order, with points."""
+    wanted = None if functions is None else set(functions)
+    results = []
+    for check in record.get("checks", []):
+        if wanted is not None and check["function"] not in wanted:
+            continue
+        points = float(check.get("points", 0))
+        try:
+            _replay_check(check, arrays, submission)
+        except AssertionError as failure:  # StudentCodeError and Mismatch: the feedback
+            feedback = str(failure).split("\nassert ")[0].strip()
+            results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
+        except recorded.RecordError as error:
+            feedback = text("student.data_missing", assignment=record.get("assignment"), detail=error)
+            results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
+        except Exception as error:  # a fault of the checks themselves: said, not raised into the notebook
+            feedback = messages.text("report.internal_error", error_type=type(error).__name__, error=str(error)[:500])
+            results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
+        else:
+            results.append(CheckResult(check["function"], check["prop"], points, points, True, ""))
+    return results
+
+
+def _replay_check(check: dict, arrays: list[np.ndarray], submission: Submission) -> None:
+    facts: dict[int, JaxprFacts] = {}
+    for index, step in enumerate(check.get("steps", [])):
+        op = step.get("op")
+        if op == "uses":
+            _expect_construct(facts[step["step"]], step)
+        elif op == "not_unrolled":
+            assert_not_unrolled(facts[step["small"]], facts[step["large"]], function=step["function"],
+                                n_small=step["n_small"], n_large=step["n_large"], fix="")
+        else:
+            answer = _request(step, arrays, submission)
+            if isinstance(answer, JaxprFacts):
+                facts[index] = answer
+
+
+def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> Any:
+    op, function = step["op"], step["function"]
+    outcome = step.get("outcome", {})
+    expected_error = step.get("expect_error") or ({"type": outcome["error"]["type"], "mentions": None}
+                                                 if "error" in outcome else None)
+    if op == "describe":
+        found = submission.describe(function)
+        if outcome.get("exists") and not found.get("exists") or outcome.get("callable") and not found.get("callable"):
+            submission.require(function)  # raises with the usual feedback
+        return found
+    if op == "require":
+        return submission.require(function)
+    if op == "is_jitted":
+        jitted = submission.is_jitted(function)
+        if outcome.get("jitted") and not jitted:
+            type_name = submission.describe(function).get("type_name")
+            raise Mismatch(messages.text("check.not_jitted", function=function, type_name=type_name))
+        return jitted
+    options = dict(step.get("options", {}))
+    if op == "call":
+        args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
+        call = describe_call(function, args, kwargs)
+        if options.get("mode", "plain") != "plain":
+            call = f"{options['mode']}({call})"
+        for name in ("static_argnums", "static_argnames"):
+            options[name] = tuple(options.get(name, ()))
+        for name in ("argnums", "in_axes"):
+            if isinstance(options.get(name), list):
+                options[name] = tuple(options[name])
+        if expected_error is not None:
+            return _expect_error(submission, function, args, kwargs, options, expected_error, call)
+        actual = submission.call_with(function, args, kwargs, **options)
+        assert_matches(actual, recorded.decode(outcome["value"], arrays), call=call)
+        return actual
+    if op == "trace":
+        args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
+        facts = submission.trace(function, args, kwargs, static_argnums=tuple(options.get("static_argnums", ())),
+                                 static_argnames=tuple(options.get("static_argnames", ())))
+        assert_no_host_callbacks(facts, function=function)
+        return facts
+    if op == "count_traces":
+        calls = [(tuple(a), dict(k)) for a, k in recorded.decode(step["calls"], arrays)]
+        warmup = [(tuple(a), dict(k)) for a, k in recorded.decode(step["warmup"], arrays)]
+        report = submission.count_traces(function, calls, warmup=warmup,
+                                         static_argnums=tuple(options.get("static_argnums", ())),
+                                         static_argnames=tuple(options.get("static_argnames", ())),
+                                         count_all=bool(options.get("count_all")))
+        for (args, kwargs), actual, expected in zip(calls, report.outputs, recorded.decode(outcome["outputs"], arrays)):
+            assert_matches(actual, expected, call=describe_call(function, args, kwargs))
+        if report.traces != outcome["traces"]:
+            sequence = _call_sequence(function, calls)
+            feedback = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
+                                     expected=outcome["traces"])
+            if report.explanations and report.traces > outcome["traces"]:
+                explanations = "\n".join(e.strip() for e in report.explanations)
+                feedback += "\n" + messages.text("check.cache_misses", explanations=explanations)
+            raise Mismatch(feedback)
+        return report
+    raise recorded.RecordError(f"unknown step {op!r}")
+
+
+def _expect_error(submission: Submission, function: str, args: tuple, kwargs: dict, options: dict,
+                  expected: dict, call: str) -> None:
+    """As the suites' expect_raises: the call raises `expected["type"]` (or a subclass), mentioning `expected["mentions"]`."""
+    error_type, mentions = expected["type"], expected.get("mentions")
+    try:
+        submission.call_with(function, args, kwargs, **options)
+    except StudentCodeError as failure:
+        error = failure.error
+        type_names = [str(n) for n in error.get("mro", [error.get("type", "")])]
+        if error.get("kind") != "raised" or "NotImplementedError" in type_names[:1]:
+            raise
+        message = str(error.get("message", ""))
+        first = message.splitlines()[0] if message else ""
+        if error_type not in type_names:
+            actual = messages.text("check.raised_instead", error_type=error.get("type"), error=first.rstrip("."))
+            feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
+        elif mentions is not None and mentions not in message:
+            feedback = messages.text("check.error_message", call=call, error_type=error.get("type"),
+                                     message=first[:200], needle=mentions)
+        else:
+            return
+        hint = hint_for(type_names, message)
+        if hint:
+            feedback += "\n" + messages.text("call.hint", hint=hint)
+        raise Mismatch(feedback) from None
+    raise Mismatch(messages.text("check.expected_error", call=call, expected=error_type,
+                                 actual=messages.text("check.returned_instead")))
+
+
+def _expect_construct(facts: JaxprFacts, step: dict) -> None:
+    wanted = set(step["any_of"])
+    if not wanted & facts.primitives:
+        raise Mismatch(text("student.construct_missing", call=step["function"], construct=step["construct"],
+                            primitives="` or `".join(sorted(wanted))))
+
+
+def assert_matches(actual: Any, expected: Any, *, call: str) -> None:
+    """The same structure and dtypes as `expected`; floats within rtol 1e-4 / atol 1e-5, the rest exactly."""
+    compare.assert_same_structure(actual, expected, call=call)
+    for got, want in zip(_leaves(actual), _leaves(expected)):
+        want_array = np.asarray(want)
+        tolerance = (RTOL, ATOL) if want_array.dtype.kind in "fc" else (0.0, 0.0)
+        # A Python number where an array was recorded (plain calls only) is compared by value.
+        check_dtype = isinstance(got, np.ndarray) and isinstance(want, (np.ndarray, np.generic))
+        compare.assert_close(got, want_array, call=call, rtol=tolerance[0], atol=tolerance[1], check_dtype=check_dtype)
+
+
+def _leaves(tree: Any) -> list:
+    """Leaves in compare's order (dicts by sorted key)."""
+    if isinstance(tree, dict):
+        return [leaf for key in sorted(tree) for leaf in _leaves(tree[key])]
+    if isinstance(tree, (tuple, list)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    return [tree]
+
+
+def _call_sequence(function: str, calls: list) -> str:
+    described = [describe_call(function, args, kwargs) for args, kwargs in calls]
+    sequence = ", ".join(described)
+    return sequence if len(sequence) <= 300 else f"{described[0]} ... ({len(described)} calls)"

@@ -1,0 +1,171 @@
+"""Building the student package's wheel (release side; not in the student package).
+
+The wheel holds the package `autograder` with only what checking needs on
+a student's machine: the in-process `Submission` and its Executor, the wire
+format, the comparisons and hints, the message catalog, the result table,
+and `autograder.student` with the recorded checks as data. It holds no
+suite, solution, example, corpus, runner, pytest plugin, batch, sandbox or
+nbgrader code. Its `autograder.notebook` is the student package's check
+(so released check cells run unchanged), and its `autograder` command is
+`autograder check`.
+
+The wheel is written directly (PEP 427: a zip with a .dist-info folder), so
+building it needs no build backend and gives the same bytes for the same
+inputs.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import hashlib
+import io
+import zipfile
+from pathlib import Path
+
+DISTRIBUTION = "jax-exercises-student"
+SUMMARY = "Checks for the JAX exercise notebooks, for students: expected outputs on public inputs, no answer key."
+REQUIRES_PYTHON = ">=3.11"
+# The oldest versions the student package is tested with (tests/test_student_dist.py with
+# AUTOGRADER_STUDENT_JAX=0.6.2; see the README). Older jax cannot serialize an exported program
+# without absl-py, and before 0.5.0 its PRNG streams differ from those the checks were recorded
+# with (jax_threefry_partitionable became the default). student/compat.py names what 0.6.2 to
+# 0.8.0 call differently. flatbuffers: jax.export serializes the programs the jit checks run.
+REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1")
+
+# Modules of the kit the student package uses as they are (paths under autograder/).
+KIT_MODULES = (
+    "__init__.py", "submission.py", "inprocess.py", "executor.py", "wire_format.py", "cell_execution.py",
+    "time_limits.py", "submission_source.py", "results.py", "compilation_cache.py",
+    "jaxcheck/__init__.py", "jaxcheck/compare.py", "jaxcheck/hints.py", "jaxcheck/trace_counting.py",
+    "jaxcheck/exported_program.py", "jaxcheck/jaxpr_walk.py", "jaxcheck/jittability.py", "jaxcheck/expectations.py",
+    "reports/__init__.py", "reports/terminal_table.py",
+    "student/__init__.py", "student/compat.py", "student/strings.py", "student/recorded.py", "student/replay.py", "student/checking.py",
+    "student/notebook.py", "student/cli.py",
+)
+# Generated modules: the released notebooks import autograder.notebook; `python -m autograder` runs the command.
+GENERATED_MODULES = {
+    "notebook.py": '"""Check cells: `check("histogram", globals())` (the student package\'s checks)."""\n\n'
+                   "from autograder.student.notebook import check\n\n__all__ = [\"check\"]\n",
+    "__main__.py": "from autograder.student.cli import run\n\nrun()\n",
+}
+ENTRY_POINTS = "[console_scripts]\nautograder = autograder.student.cli:run\n"
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+class WheelError(RuntimeError):
+    """The student package cannot be built as asked."""
+
+
+def wheel_name(version: str) -> str:
+    return f"{DISTRIBUTION.replace('-', '_')}-{version}-py3-none-any.whl"
+
+
+def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assignments: list[str]) -> Path:
+    """Write the wheel into `out_dir` and return its path.
+
+    `package_root` is the kit's `autograder/` folder; `data_dir` holds the
+    recorded checks (index.json, <assignment>.json and .npz); `assignments`
+    are the names whose exercise-specific sentences are left out of the
+    message catalog (the suites' advice, which quotes reference code).
+    """
+    files: dict[str, bytes] = {}
+    for relative in KIT_MODULES:
+        source = package_root / relative
+        if not source.is_file():
+            raise WheelError(f"{source} is missing")
+        files[f"autograder/{relative}"] = source.read_bytes()
+    for relative, text in GENERATED_MODULES.items():
+        files[f"autograder/{relative}"] = text.encode()
+    files["autograder/messages.py"] = catalog_without_exercises(
+        (package_root / "messages.py").read_text(encoding="utf-8"), assignments).encode()
+    locale = package_root / "locale"
+    if locale.is_dir():
+        for path in sorted(locale.iterdir()):
+            if path.suffix == ".po":
+                files[f"autograder/locale/{path.name}"] = po_without_exercises(path, assignments).encode()
+            elif path.name == "README.md":
+                files[f"autograder/locale/{path.name}"] = path.read_bytes()
+    for path in sorted(data_dir.iterdir()):
+        if path.suffix in (".json", ".npz"):
+            files[f"autograder/student/data/{path.name}"] = path.read_bytes()
+    check_imports(files)
+    dist_info = f"{DISTRIBUTION.replace('-', '_')}-{version}.dist-info"
+    files[f"{dist_info}/METADATA"] = _metadata(version).encode()
+    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: autograder-release\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{dist_info}/entry_points.txt"] = ENTRY_POINTS.encode()
+    files[f"{dist_info}/top_level.txt"] = b"autograder\n"
+    record = "".join(f"{name},sha256={_digest(content)},{len(content)}\n" for name, content in sorted(files.items()))
+    record += f"{dist_info}/RECORD,,\n"
+    files[f"{dist_info}/RECORD"] = record.encode()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / wheel_name(version)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in sorted(files.items(), key=lambda item: (item[0].endswith("/RECORD"), item[0])):
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, content, compress_type=zipfile.ZIP_DEFLATED)
+    target.write_bytes(buffer.getvalue())
+    return target
+
+
+def _metadata(version: str) -> str:
+    lines = ["Metadata-Version: 2.1", f"Name: {DISTRIBUTION}", f"Version: {version}", f"Summary: {SUMMARY}",
+             f"Requires-Python: {REQUIRES_PYTHON}", *(f"Requires-Dist: {r}" for r in REQUIRES)]
+    return "\n".join(lines) + "\n"
+
+
+def _digest(content: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(content).digest()).rstrip(b"=").decode()
+
+
+def _is_exercise_key(key: object, assignments: list[str]) -> bool:
+    return isinstance(key, str) and key.split(".", 1)[0] in assignments
+
+
+def catalog_without_exercises(source: str, assignments: list[str]) -> str:
+    """messages.py without the entries keyed `<assignment>.*` (the suites' own advice; nothing shipped uses them)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
+            kept = [(k, v) for k, v in zip(node.keys, node.values) if not _is_exercise_key(k.value, assignments)]
+            node.keys = [k for k, _ in kept]
+            node.values = [v for _, v in kept]
+    return ast.unparse(tree) + "\n"
+
+
+def po_without_exercises(path: Path, assignments: list[str]) -> str:
+    """A PO catalog without the entries whose msgctxt is `<assignment>.*`."""
+    import polib
+
+    catalog = polib.pofile(str(path))
+    for entry in [e for e in catalog if _is_exercise_key(e.msgctxt, assignments)]:
+        catalog.remove(entry)
+    for entry in [e for e in catalog.obsolete_entries() if _is_exercise_key(e.msgctxt, assignments)]:
+        catalog.remove(entry)
+    return str(catalog) + "\n"
+
+
+def check_imports(files: dict[str, bytes]) -> None:
+    """Every `autograder...` module a shipped module imports is shipped too (else the wheel fails at a student's)."""
+    missing = set()
+    for name, content in files.items():
+        if not name.endswith(".py"):
+            continue
+        for node in ast.walk(ast.parse(content.decode("utf-8"), name)):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for module in modules:
+                if module.split(".")[0] != "autograder":
+                    continue
+                path = module.replace(".", "/")
+                is_name_in_module = module.rsplit(".", 1)[0].replace(".", "/") + ".py" in files
+                if f"{path}.py" not in files and f"{path}/__init__.py" not in files and not is_name_in_module:
+                    missing.add(f"{module} (imported by {name})")
+    if missing:
+        raise WheelError("the student package would import modules it does not hold: " + ", ".join(sorted(missing)))

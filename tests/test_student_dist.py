@@ -1,0 +1,412 @@
+"""The student distribution: `autograder release --student-dist DIR` (the wheel and the Colab-ready notebooks).
+
+Builds the distribution once for the module, and one fresh virtual
+environment holding only jax, numpy, ipykernel and nbclient, as a new
+student's (downloads from the package registry; a few minutes the first
+time, then from pip's cache). AUTOGRADER_STUDENT_JAX=VERSION installs that
+jax and jaxlib instead of the newest (the oldest supported is
+`wheel.REQUIRES`' lower bound).
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder import grading_config, release
+from autograder.inprocess import InProcessTransport, load_namespace
+from autograder.student import notebooks, recorded, replay, wheel
+from autograder.submission import Submission
+from autograder.submission_source import read
+
+ROOT = Path(__file__).resolve().parent.parent
+HANGUL = re.compile("[\uac00-\ud7a3]")
+# A solution line shorter than this is generic Python (`return x`, `h = x`, `})`, `@jax.jit`).
+MIN_SECRET_LINE = 12
+
+
+@pytest.fixture(scope="module")
+def config():
+    return grading_config.load()
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory, config) -> Path:
+    out = tmp_path_factory.mktemp("student-dist")
+    assert release.student_dist(config, out) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel_path(dist) -> Path:
+    (found,) = dist.glob("*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def wheel_files(wheel_path) -> dict[str, bytes]:
+    with zipfile.ZipFile(wheel_path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _student_notebooks(dist: Path) -> list[Path]:
+    return sorted(dist.glob("*/*.ipynb")) + sorted(dist.glob("ko/*/*.ipynb"))
+
+
+# --- no answer key -----------------------------------------------------------------
+
+def secret_lines() -> set[str]:
+    """The lines of every reference solution that a student must not be able to read anywhere.
+
+    A line between `### BEGIN SOLUTION` and `### END SOLUTION` in any
+    solutions/**/*.ipynb, stripped, counts unless it is blank or a comment,
+    shorter than MIN_SECRET_LINE characters (generic Python, found in any
+    code), or public: found in what the source notebooks show students
+    outside their solution regions (prose, docstrings, setup and demo cells),
+    which the authors publish on purpose.
+    """
+    lines, public = set(), []
+    for path in sorted(glob.glob(str(ROOT / "solutions" / "**" / "*.ipynb"), recursive=True)):
+        for cell in nbformat.read(path, as_version=4).cells:
+            inside = False
+            for line in cell.source.splitlines():
+                stripped = line.strip()
+                if "### BEGIN SOLUTION" in stripped:
+                    inside = True
+                elif "### END SOLUTION" in stripped:
+                    inside = False
+                elif inside:
+                    lines.add(stripped)
+                else:
+                    public.append(line)
+    shown = "\n".join(public)
+    return {line for line in lines
+            if len(line) >= MIN_SECRET_LINE and not line.startswith("#") and line not in shown}
+
+
+def _texts(name: str, content: bytes) -> list[tuple[str, str]]:
+    """The text of a file of the distribution; an archive's members one by one."""
+    if name.endswith((".npz", ".whl", ".zip")):
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            return [item for member in archive.namelist() for item in _texts(f"{name}:{member}", archive.read(member))]
+    return [(name, content.decode("utf-8", errors="replace"))]
+
+
+def _leaks(texts: list[tuple[str, str]], secrets: set[str]) -> list[str]:
+    return [f"{name}: {line}" for name, text in texts for line in sorted(secrets) if line in text]
+
+
+def test_secret_lines_are_the_solutions():
+    secrets = secret_lines()
+    assert len(secrets) > 40  # every assignment's solution contributes
+    assert 'key_x, key_noise = jax.random.split(key)' not in secrets  # the notebook's prose shows it
+
+
+def test_wheel_contains_no_solution_line(wheel_files):
+    secrets = secret_lines()
+    texts = [item for name, content in wheel_files.items() for item in _texts(name, content)]
+    assert not _leaks(texts, secrets)
+
+
+def test_student_notebooks_contain_no_solution_line(dist):
+    secrets = secret_lines()
+    texts = [(str(path), path.read_text(encoding="utf-8")) for path in _student_notebooks(dist)]
+    assert len(texts) >= 8
+    assert not _leaks(texts, secrets)
+
+
+def test_wheel_excludes_suites_solutions_examples(wheel_files):
+    names = set(wheel_files)
+    assert all(n.startswith(("autograder/", "jax_exercises_student-")) for n in names), sorted(names)
+    forbidden = re.compile(r"(^|/)(suites|solutions|examples|tests|corpus|sandbox|benchmarks)/|\.ipynb$|"
+                           r"autograder/(runner|pytest_plugin|grading|grading_config|batch\w*|worker_handle|"
+                           r"suite_session|nbgrader_preprocessors|release|example_cells)\.py$|"
+                           r"autograder/student/(recording|wheel|notebooks)\.py$")
+    assert not [n for n in names if forbidden.search(n)]
+    # No file of the kit's answer key, under any name.
+    key_files = [p for pattern in ("autograder/suites/*.py", "examples/**/*", "tests/corpus/**/*.py", "solutions/**/*")
+                 for p in ROOT.glob(pattern) if p.is_file() and p.stat().st_size > 200]
+    contents = set(wheel_files.values())
+    assert not [str(p) for p in key_files if p.read_bytes() in contents]
+    # The catalog keeps the generic sentences and leaves out the suites' exercise advice.
+    catalog = wheel_files["autograder/messages.py"].decode()
+    assert "check.wrong_values" in catalog and "hint.KeyReuseError" in catalog
+    assert not re.findall(r"['\"]0\d_\w+\.\w+\.\w+['\"]\s*:", catalog)
+    metadata = next(v for k, v in wheel_files.items() if k.endswith(".dist-info/METADATA")).decode()
+    assert "Name: jax-exercises-student" in metadata and "Requires-Python: >=3.11" in metadata
+    requirements = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist")]
+    assert not [r for r in requirements if "==" in r or re.match(r"(nbgrader|jupyter|notebook|pytest)", r)]
+
+
+def test_recorded_data_holds_no_code(wheel_files):
+    data = {n: c for n, c in wheel_files.items() if n.startswith("autograder/student/data/")}
+    assert {Path(n).suffix for n in data} == {".json", ".npz"}
+    for name, content in data.items():
+        if name.endswith(".npz"):
+            with zipfile.ZipFile(io.BytesIO(content)) as archive:
+                for member in archive.namelist():
+                    assert member.endswith(".npy")
+                    array = np.load(io.BytesIO(archive.read(member)), allow_pickle=False)
+                    assert array.dtype.kind in "biufc" and array.dtype.fields is None
+        else:
+            document = json.loads(content)
+            strings = []
+
+            def walk(node):
+                if isinstance(node, dict):
+                    strings.extend(node)
+                    for value in node.values():
+                        walk(value)
+                elif isinstance(node, list):
+                    for value in node:
+                        walk(value)
+                elif isinstance(node, str):
+                    strings.append(node)
+
+            walk(document)
+            # No program text: no jaxpr, StableHLO, Python source or pickled object.
+            assert not [s for s in strings if re.search(r"stablehlo|func\.func|\{ lambda|\bdef |\blambda\b|import |"
+                                                         r"__reduce__|pickle", s)], name
+
+
+# --- Colab-ready notebooks ---------------------------------------------------------
+
+def test_install_cell_present_and_first(dist, wheel_path):
+    paths = _student_notebooks(dist)
+    assert {p.parent.name for p in paths if p.parent.parent == dist} == set(grading_config.load().assignments)
+    for path in paths:
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+        code = [c for c in notebook.cells if c.cell_type == "code"]
+        install = code[0]
+        assert install.id == notebooks.INSTALL_CELL_ID and "nbgrader" not in install.metadata
+        assert "import autograder.notebook" in install.source and "%pip install" in install.source
+        relative = os.path.relpath(wheel_path, path.parent)
+        assert f"'{relative}'" in install.source
+        # Every other cell is nbgrader's release, unchanged.
+        released = path.relative_to(dist)
+        source = ROOT / "assignments" / released
+        if source.exists():
+            original = nbformat.read(source, as_version=4)
+            assert [c for c in notebook.cells if c.get("id") != notebooks.INSTALL_CELL_ID] == original.cells
+            assert notebook.metadata == original.metadata
+
+
+# --- a new student's environment -----------------------------------------------------
+
+def _pip(python: Path, *args: str) -> subprocess.CompletedProcess:
+    completed = subprocess.run([str(python), "-m", "pip", *args], capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-3000:]
+    return completed
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory) -> Path:
+    """A new venv with only jax, numpy, ipykernel and nbclient (and what they need)."""
+    interpreter = shutil.which("python3.11") or sys.executable
+    venv = tmp_path_factory.mktemp("student-venv")
+    subprocess.run([interpreter, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    pinned = os.environ.get("AUTOGRADER_STUDENT_JAX")
+    jax = [f"jax=={pinned}", f"jaxlib=={pinned}", "numpy<2"] if pinned else ["jax", "numpy"]
+    _pip(python, "install", "--quiet", *jax, "ipykernel", "nbclient")
+    kernels = venv / "kernels" / "student"
+    kernels.mkdir(parents=True)
+    (kernels / "kernel.json").write_text(json.dumps({
+        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "student", "language": "python"}))
+    return python
+
+
+def _environment(venv_python: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "PYTHON", "JUPYTER", "VIRTUAL_ENV"))}
+    env["JUPYTER_PATH"] = str(venv_python.parent.parent)  # only the kernel spec of this venv
+    env["AUTOGRADER_JAX_CACHE"] = "off"
+    env["PATH"] = os.pathsep.join([str(venv_python.parent), env.get("PATH", "")])
+    return env
+
+
+_RUN_NOTEBOOK = """
+import sys, nbformat
+from nbclient import NotebookClient
+path, out = sys.argv[1], sys.argv[2]
+notebook = nbformat.read(path, as_version=4)
+NotebookClient(notebook, timeout=600, kernel_name="student", allow_errors=True,
+               resources={"metadata": {"path": sys.argv[3]}}).execute()
+nbformat.write(notebook, out)
+"""
+
+
+def _run_notebook(python: Path, path: Path) -> nbformat.NotebookNode:
+    out = path.with_name(f"executed_{path.name}")
+    completed = subprocess.run([str(python), "-c", _RUN_NOTEBOOK, str(path), str(out), str(path.parent)],
+                               capture_output=True, text=True, env=_environment(python), timeout=900)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return nbformat.read(out, as_version=4)
+
+
+def _check_cells(notebook) -> list[tuple[str, float, float, str]]:
+    """(grade_id, points, score, printed output) of every check cell."""
+    found = []
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not (meta.get("grade") and str(meta.get("grade_id", "")).startswith("check_")):
+            continue
+        printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        results = [o for o in cell.outputs if o.output_type == "execute_result"]
+        errors = [f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"]
+        score = float(results[0].data["text/plain"]) if results else float("nan")
+        found.append((meta["grade_id"], float(meta["points"]), score, printed + "".join(errors)))
+    return found
+
+
+def _filled(student: Path, solution: Path, target: Path) -> Path:
+    """The student notebook with every solution cell replaced by the reference solution's cell of the same grade_id."""
+    notebook = nbformat.read(student, as_version=4)
+    reference = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(solution, as_version=4).cells
+                 if c.metadata.get("nbgrader", {}).get("solution")}
+    filled = 0
+    for cell in notebook.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            cell.source = reference[meta["grade_id"]]
+            filled += 1
+    assert filled
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+    return target
+
+
+ASSIGNMENT = "02_where"
+
+
+@pytest.fixture(scope="module")
+def installed_by_notebook(fresh_venv, dist) -> tuple[Path, nbformat.NotebookNode]:
+    """The untouched stub run top to bottom where the distribution lies: its install cell installs the wheel."""
+    notebook = _run_notebook(fresh_venv, dist / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    return fresh_venv, notebook
+
+
+def test_install_cell_installs_and_the_stub_scores_zero(installed_by_notebook):
+    python, notebook = installed_by_notebook
+    listed = _pip(python, "list", "--format", "json").stdout
+    assert "jax-exercises-student" in listed
+    checks = _check_cells(notebook)
+    assert checks and all(score == 0 for _, _, score, _ in checks), checks
+    assert all("Total: 0 /" in printed for _, _, _, printed in checks)
+
+
+def test_installs_without_grader_pins(installed_by_notebook):
+    python, _ = installed_by_notebook
+    versions = {p["name"].lower().replace("_", "-"): p["version"]
+                for p in json.loads(_pip(python, "list", "--format", "json").stdout)}
+    assert not versions.keys() & {"nbgrader", "jupyter-server", "notebook", "jupyterlab", "pytest", "matplotlib", "tqdm"}
+    _pip(python, "check")
+    pinned = os.environ.get("AUTOGRADER_STUDENT_JAX")
+    if pinned:  # the student package did not upgrade the jax it found
+        assert versions["jax"] == versions["jaxlib"] == pinned
+
+
+def test_filled_notebook_full_marks_alone_in_a_folder(installed_by_notebook, dist, tmp_path):
+    python, _ = installed_by_notebook
+    filled = _filled(dist / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                     tmp_path / "alone" / f"{ASSIGNMENT}.ipynb")
+    checks = _check_cells(_run_notebook(python, filled))
+    assert len(checks) == len(grading_config.load().points[ASSIGNMENT])
+    assert all(score == points and "All checks passed." in printed for _, points, score, printed in checks), checks
+
+
+def test_autograder_check_passes_filled_fails_stub(installed_by_notebook, dist, tmp_path):
+    python, _ = installed_by_notebook
+    command = python.parent / "autograder"
+    assignment = "04_static_args"
+    stub = tmp_path / "stub" / f"{assignment}.ipynb"
+    stub.parent.mkdir()
+    shutil.copy(dist / assignment / f"{assignment}.ipynb", stub)
+    filled = _filled(stub, ROOT / "solutions" / assignment / f"{assignment}.ipynb", tmp_path / "filled" / stub.name)
+    passed = subprocess.run([str(command), "check", str(filled)], capture_output=True, text=True,
+                            env=_environment(python), cwd=filled.parent, timeout=600)
+    assert passed.returncode == 0, passed.stdout[-3000:] + passed.stderr[-2000:]
+    assert "All checks passed." in passed.stdout
+    failed = subprocess.run([str(command), "check", str(stub)], capture_output=True, text=True,
+                            env=_environment(python), cwd=stub.parent, timeout=600)
+    assert failed.returncode == 1 and "Total: 0 /" in failed.stdout, failed.stdout[-3000:]
+
+
+def test_korean_notebook_checks_in_korean(installed_by_notebook, dist, tmp_path):
+    korean = sorted(dist.glob("ko/*/*.ipynb"))
+    if not korean or not (ROOT / "autograder" / "locale" / "ko.po").exists():
+        pytest.skip("no Korean notebooks or catalog yet")
+    python, _ = installed_by_notebook
+    path = korean[0]
+    assignment = path.stem
+    filled = _filled(path, ROOT / "solutions" / "ko" / assignment / path.name, tmp_path / "ko" / path.name)
+    checks = _check_cells(_run_notebook(python, filled))
+    assert checks and all(score == points for _, points, score, _ in checks), checks
+    assert all(HANGUL.search(printed) for _, _, _, printed in checks), checks
+
+
+# --- the replay agrees with the grader ----------------------------------------------
+
+@pytest.fixture(scope="module")
+def wheel_data(wheel_files, tmp_path_factory) -> Path:
+    directory = tmp_path_factory.mktemp("wheel-data")
+    for name, content in wheel_files.items():
+        if name.startswith("autograder/student/data/"):
+            (directory / Path(name).name).write_bytes(content)
+    return directory
+
+
+def _replayed(data: Path, assignment: str, path: Path, functions=None) -> dict[tuple[str, str], tuple[bool, str]]:
+    record, arrays = recorded.read(assignment, data)
+    namespace, report = load_namespace(read(path), 60)
+    submission = Submission(InProcessTransport(namespace, report, 30, 240), report.notes)
+    return {(c.function, c.prop): (c.passed, c.feedback) for c in replay.replay(record, arrays, submission, functions)}
+
+
+MISTAKES_PER_ASSIGNMENT = 2
+
+
+@pytest.mark.parametrize("assignment", grading_config.load().assignments)
+def test_replay_agrees_with_the_grader(assignment, wheel_data):
+    """The solution passes every replayed check, the stub none; a corpus mistake fails at least what the grader fails.
+
+    The grader's verdict on a mistake is its cases.toml `fails` (tests/test_corpus.py holds the grader to it).
+    The replay may fail more (it compares dtypes everywhere, and the release's values within rtol 1e-4):
+    scripts/student_replay_agreement.py lists every difference on the whole corpus.
+    """
+    solution = _replayed(wheel_data, assignment, ROOT / "solutions" / assignment / f"{assignment}.ipynb")
+    assert solution and all(passed for passed, _ in solution.values()), solution
+    stub = _replayed(wheel_data, assignment, ROOT / "assignments" / assignment / f"{assignment}.ipynb")
+    assert stub.keys() == solution.keys() and not any(passed for passed, _ in stub.values())
+    cases = tomllib.loads((ROOT / "tests" / "corpus" / assignment / "cases.toml").read_text(encoding="utf-8"))
+    for case in cases["mistake"][:MISTAKES_PER_ASSIGNMENT]:
+        got = _replayed(wheel_data, assignment, ROOT / "tests" / "corpus" / assignment / case["file"], {case["function"]})
+        missed = [prop for prop in case["fails"] if got[(case["function"], prop)][0]]
+        assert not missed, f"{case['file']}: the replay passes {missed}, which the grader fails"
+
+
+def test_wheel_is_reproducible(dist, wheel_path, tmp_path, config):
+    """Built twice from the same records, the wheel is the same bytes (data written deterministically)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    with zipfile.ZipFile(wheel_path) as archive:
+        for name in archive.namelist():
+            if name.startswith("autograder/student/data/"):
+                (data / Path(name).name).write_bytes(archive.read(name))
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    again = wheel.build(tmp_path / "again", version, data, ROOT / "autograder", config.assignments)
+    assert again.name == wheel_path.name and again.read_bytes() == wheel_path.read_bytes()
