@@ -58,7 +58,7 @@ ENGLISH: dict[str, str] = {
     "call.missing_function": "`{function}` is not defined. Define a function named exactly `{function}` (names are case-sensitive), and make sure its cell runs without errors.",
     "call.did_you_mean": "Did you mean `{similar}`? Rename it to `{function}`.",
     "call.missing_not_implemented": "`{function}` is not defined because its cell still raises NotImplementedError: it is not implemented yet.",
-    "call.not_callable": "`{function}` is a {type_name}, not a function. Define it with `def {function}(...)`.",
+    "call.not_callable": "`{function}` is of type {type_name}, not a function. Define it with `def {function}(...)`.",
     "call.not_implemented": "`{function}` is not implemented yet: replace `raise NotImplementedError()` with your code.",
     "call.raised": "{call} raised {error_type}: {error}",
     "call.timeout": "{call} did not finish within {seconds:g} s (an infinite loop?). The check was stopped.",
@@ -86,7 +86,7 @@ ENGLISH: dict[str, str] = {
     "hint.RemovedHostCallback": "`jax.experimental.host_callback` was removed from JAX. Graded functions should not call back into Python at all; for printing while debugging, read about `jax.debug.print`.",
     "hint.RawAndTypedKeys": "a raw `uint32` key (from `jax.random.PRNGKey`, the older API) was mixed with typed keys. This exercise passes typed keys made by `jax.random.key(seed)`: split the key you are given with `jax.random.split` instead of making new ones.",
     # --- Check outcomes -----------------------------------------------------
-    "check.wrong_type": "{call} returned a {actual}, expected {expected}.",
+    "check.wrong_type": "{call} returned a value of type {actual}, expected {expected}.",
     "check.wrong_shape": "{call} returned shape {actual}, expected {expected}.",
     "check.wrong_dtype": "{call} returned dtype {actual}, expected {expected}.",
     "check.wrong_values": "{call} returned wrong values: {count} of {size} entries differ (largest difference {max_diff:.3g}, tolerance rtol={rtol:g}, atol={atol:g}). First difference at index {index}: got {got}, expected {expected}.",
@@ -172,7 +172,7 @@ ENGLISH: dict[str, str] = {
     "06_prng.random_walk.not_unit_steps": "{call}: {count} of {total} steps (differences between consecutive positions, starting from 0) are not +1 or -1; the first is step {index}, which is {value}. Turn the coin flips into steps with `2 * jax.random.bernoulli(key, 0.5, (num_steps,)).astype(jnp.int32) - 1`.",
     "06_prng.random_walk.vmap_fix": "This check runs `jax.vmap(random_walk, in_axes=(0, None))` over {batch} keys, so inside random_walk the key and the drawn values are traced. Draw all steps with one `jax.random.bernoulli(key, 0.5, (num_steps,))` call and turn them into +1/-1 with array operations (`2 * b - 1` or `jnp.where`), with no Python loop, `if` or `int()` on drawn values.",
     "06_prng.random_walk.vmap_identical": "{call}: all {batch} keys gave the same walk, so the walk does not depend on the key (NumPy's `np.random`, or a fixed key inside the function). Draw the steps from the key argument with `jax.random.bernoulli(key, 0.5, (num_steps,))`; under `jax.vmap` every key then gives its own walk.",
-    "06_prng.random_walk.vmap_mean": "{call}: the mean final position over {batch} walks of {num_steps} steps is {mean:.3g}, but for a fair walk it is within {tolerance:.3g} of 0. Each step must be +1 or -1 with probability 1/2 each: `2 * jax.random.bernoulli(key, 0.5, (num_steps,)).astype(jnp.int32) - 1`.",
+    "06_prng.random_walk.vmap_mean": "{call}: the mean final position over {batch} walks of {num_steps} steps is {mean:.3g}, but it should be within {tolerance:.3g} of 0 (the check's tolerance for a fair walk). Each step must be +1 or -1 with probability 1/2 each: `2 * jax.random.bernoulli(key, 0.5, (num_steps,)).astype(jnp.int32) - 1`.",
     # --- nbgrader autograde (autograder/nbgrader_preprocessors.py) -------------
     "nbgrader.kernel_died": "The kernel died while this cell was running (the process was killed or exited: a crash, os._exit(), or running out of memory). This cell and every cell after it score 0.",
     "nbgrader.kernel_stuck": "This cell did not finish within the time limit and kept running when it was interrupted (does it catch KeyboardInterrupt?). This cell and every cell after it score 0.",
