@@ -54,6 +54,9 @@ def execute_cells(cells: tuple[CodeCell, ...], namespace: dict, skip: frozenset[
         except SyntaxError as error:
             report.add_problem(messages.text("load.syntax_error", cell=cell.number, line=error.lineno, error=error.msg))
             continue
+        except ValueError as error:  # text Python cannot compile (a NUL, an unencodable character)
+            report.add_problem(messages.text("load.cell_unreadable", cell=cell.number, reason=first_line(error)))
+            continue
         try:
             exec(code, namespace)  # noqa: S102 - running student code is the point
         except NotImplementedError:

@@ -1,8 +1,9 @@
 """Reading a submission file into the code cells the grader will run.
 
 A submission is a notebook (read and validated with nbformat) or a `.py`
-file (one cell). Check cells and IPython-only lines are dropped here, each
-with a note, so that executing the cells needs no IPython.
+file (one cell). Check cells and IPython-only lines (as IPython's own input
+transformer finds them) are dropped here, each with a note, so that executing
+the cells needs no IPython; a cell that cannot be read costs only itself.
 """
 
 from __future__ import annotations
@@ -61,7 +62,6 @@ class SubmissionSource:
 
 
 _CHECK_CALL = re.compile(r"^\s*(from\s+autograder(\.\w+)*\s+import|import\s+autograder)", re.M)
-_IPYTHON_LINE = re.compile(r"^\s*(%|!)")
 
 
 def read(path: Path | str) -> SubmissionSource:
@@ -100,9 +100,10 @@ def _read_notebook(path: Path, raw: str) -> SubmissionSource:
             continue
         if is_check_cell(cell):
             continue
-        source, skipped = strip_ipython_lines(cell.source)
-        notes.extend(messages.text("load.magic_skipped", cell=number, line=line) for line in skipped)
-        cells.append(CodeCell(number, source))
+        readable = readable_cell(number, cell.source)
+        notes.extend(readable.notes)
+        if readable.source is not None:
+            cells.append(CodeCell(number, readable.source))
     hint = notebook.metadata.get("autograder", {}).get("assignment")
     return SubmissionSource(path, tuple(cells), hint if isinstance(hint, str) else None, tuple(notes))
 
@@ -115,18 +116,88 @@ def is_check_cell(cell) -> bool:
     return bool(_CHECK_CALL.search(cell.get("source", "")))
 
 
-def strip_ipython_lines(source: str) -> tuple[str, list[str]]:
-    """Blank out `%magic` and `!shell` lines, keeping line numbers stable."""
-    kept, skipped = [], []
-    for line in source.splitlines():
-        if _IPYTHON_LINE.match(line):
-            skipped.append(line.strip())
+@dataclasses.dataclass(frozen=True)
+class ReadableCell:
+    source: str | None  # Python to run, or None: the cell cannot run at all
+    notes: tuple[str, ...] = ()
+
+
+# Cell magics whose body is plain Python that runs as it is: grading runs the body.
+BODY_RUNS_AS_IS = frozenset({"time", "timeit", "capture", "prun"})
+MAX_CELL_CHARACTERS = 1_000_000
+
+
+def readable_cell(number: int, source: str) -> ReadableCell:
+    """The Python a code cell runs in grading, with a note for whatever of it cannot run there.
+
+    IPython's own input transformer decides what is a magic or a shell command
+    (a `%` or `!=` that continues an expression in parentheses is Python); such
+    lines become `pass`, so line numbers stay those the student sees. A cell
+    magic's body runs as it is for `%%time` and the like, and the whole cell is
+    skipped for others (`%%bash`, `%%writefile`). A cell that cannot be read as
+    text (a lone surrogate, a NUL) or by IPython costs only that cell.
+    """
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
+                                                 reason=f"character {error.start + 1} is not valid text"),))
+    if "\0" in source or len(source) > MAX_CELL_CHARACTERS:
+        reason = "it contains a NUL character" if "\0" in source else f"it is longer than {MAX_CELL_CHARACTERS} characters"
+        return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number, reason=reason),))
+    if "%" not in source and "!" not in source and "?" not in source:
+        return ReadableCell(source)  # nothing IPython would transform: the common case, no parsing
+    try:
+        transformed = _transformer().transform_cell(source)
+    except Exception as error:  # IPython's transformer raises several types on input it cannot handle
+        return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
+                                                 reason=f"IPython cannot read it: {type(error).__name__}"),))
+    original, converted = source.splitlines(), transformed.splitlines()
+    if converted and converted[0].lstrip().startswith("get_ipython().run_cell_magic(") and original:
+        return _cell_magic(number, original)
+    if len(original) != len(converted):
+        return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
+                                                 reason="IPython changes its lines in a way grading cannot follow"),))
+    kept, notes = [], []
+    for before, after in zip(original, converted):
+        if before != after and "get_ipython()" in after:
+            notes.append(messages.text("load.magic_skipped", cell=number, line=before.strip()))
             # `pass` keeps an indented block that held only a magic valid.
-            indent = line[: len(line) - len(line.lstrip())]
-            kept.append(f"{indent}pass")
+            kept.append(f"{before[: len(before) - len(before.lstrip())]}pass")
         else:
-            kept.append(line)
-    return "\n".join(kept), skipped
+            kept.append(before)
+    return ReadableCell("\n".join(kept) if notes else source, tuple(notes))
+
+
+def _cell_magic(number: int, lines: list[str]) -> ReadableCell:
+    magic = lines[0].strip()[2:].split(maxsplit=1)[0] if lines[0].strip()[2:].strip() else ""
+    if magic in BODY_RUNS_AS_IS:
+        body = readable_cell(number, "\n".join(lines[1:]))
+        note = messages.text("load.cell_magic_body_run", cell=number, magic=magic)
+        source = None if body.source is None else "\n".join(["pass", body.source])  # line 1 was the magic
+        return ReadableCell(source, (note, *body.notes))
+    return ReadableCell(None, (messages.text("load.cell_magic_skipped", cell=number, magic=magic),))
+
+
+def _transformer():
+    global _TRANSFORMER
+    if _TRANSFORMER is None:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        _TRANSFORMER = TransformerManager()
+    return _TRANSFORMER
+
+
+_TRANSFORMER = None
+
+
+def strip_ipython_lines(source: str) -> tuple[str, list[str]]:
+    """The cell's source with IPython-only lines made `pass` (see readable_cell), and the lines skipped."""
+    readable = readable_cell(0, source)
+    if readable.source is None:
+        return source, []
+    skipped = [line for line, kept in zip(source.splitlines(), readable.source.splitlines()) if line != kept]
+    return readable.source, [line.strip() for line in skipped]
 
 
 def resolve_assignment(source: SubmissionSource, known: list[str], override: str | None) -> str:

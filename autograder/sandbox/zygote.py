@@ -87,7 +87,9 @@ def _preload():
     from jax import lax, random  # noqa: F401
 
     from autograder.sandbox import child, confinement, tamper  # noqa: F401  (executor, framing, cell execution...)
-    from autograder.submission_source import nbformat
+    from autograder.submission_source import _transformer, nbformat
+
+    _transformer()  # IPython's input transformer (0.1 s to import), for cells with % or !
 
     if _confined:
         import pyseccomp  # noqa: F401  (loads libseccomp while the whole view is readable)
