@@ -113,7 +113,8 @@ def _check(args, config) -> int:
     compilation_cache.enable("check")
     result = grade_submission(args.path, config, seed=seed, backend="inprocess", assignment=args.assignment,
                               functions=set(args.exercise) if args.exercise else None)
-    print(render(result))
+    with messages.using(result.language):
+        print(render(result))
     return 0 if result.all_passed else 1
 
 

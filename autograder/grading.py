@@ -60,6 +60,14 @@ def grade_submission(
     except SubmissionError as error:
         assignment = _guess_assignment(path, config, override)
         return unreadable_result(name, path, assignment, config, seed, str(error), functions)
+    with messages.using(source.language):  # a Korean notebook gets Korean feedback unless --lang says otherwise
+        return _grade_source(source, path, name, assignment, override, config, seed, backend, functions,
+                             run_suite, zygote, programs, write_programs_to, usage)
+
+
+def _grade_source(source, path: Path, name: str, assignment: str, override: str | None, config: GradingConfig,
+                  seed: int, backend: str, functions, run_suite, zygote, programs, write_programs_to,
+                  usage) -> SubmissionResult:
     mismatch = assignment_mismatch(source, assignment, override, config.assignments)
     skip = example_cells.cells_to_skip_in(assignment, source.cells, config)
     if backend in ("sandbox", "process"):
@@ -87,7 +95,7 @@ def grade_submission(
         name=name, path=str(path), assignment=assignment, seed=seed,
         checks=score_outcomes(outcomes, assignment, config),
         notes=[mismatch, *report.notes] if mismatch else list(report.notes), printed_output=printed,
-        problem=problem, assignment_mismatch=mismatch,
+        problem=problem, assignment_mismatch=mismatch, language=messages.language(),
     )
 
 

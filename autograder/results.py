@@ -33,6 +33,7 @@ class SubmissionResult:
     # "timeout" / "exited" (its top-level code), "sandbox_failed" / "child_failed" / "grader_error" (the grader's).
     problem: str | None = None
     assignment_mismatch: str | None = None  # the note naming it, when file, metadata and --assignment disagree
+    language: str = "en"  # the language its feedback was written in
 
     @property
     def score(self) -> float:
@@ -69,5 +70,6 @@ class SubmissionResult:
                 "max_score": self.max_score,
                 "problem": self.problem,
                 "assignment_mismatch": self.assignment_mismatch,
+                "language": self.language,
             },
         }

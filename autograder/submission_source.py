@@ -59,6 +59,7 @@ class SubmissionSource:
     cells: tuple[CodeCell, ...]
     assignment_hint: str | None  # from notebook metadata, if any
     notes: tuple[str, ...]
+    language: str | None = None  # the notebook's own language (metadata autograder.language), if any
 
 
 _CHECK_CALL = re.compile(r"^\s*(from\s+autograder(\.\w+)*\s+import|import\s+autograder)", re.M)
@@ -105,7 +106,9 @@ def _read_notebook(path: Path, raw: str) -> SubmissionSource:
         if readable.source is not None:
             cells.append(CodeCell(number, readable.source))
     hint = notebook.metadata.get("autograder", {}).get("assignment")
-    return SubmissionSource(path, tuple(cells), hint if isinstance(hint, str) else None, tuple(notes))
+    language = notebook.metadata.get("autograder", {}).get("language")
+    return SubmissionSource(path, tuple(cells), hint if isinstance(hint, str) else None, tuple(notes),
+                            language if isinstance(language, str) else None)
 
 
 def is_check_cell(cell) -> bool:

@@ -57,3 +57,11 @@ def test_an_unknown_language_says_so_and_falls_back_to_english():
                         "--seed", "1", cwd=REPO)
     assert "no feedback in language 'xx'" in completed.stderr
     assert "is not implemented yet" in completed.stdout
+
+
+def test_a_korean_notebook_checks_in_korean_by_itself_and_an_explicit_language_wins():
+    notebook = "solutions/ko/05_grad_aux/05_grad_aux.ipynb"
+    korean = run_cli("check", notebook, "--exercise", "loss_with_aux", "--seed", "1", cwd=REPO)
+    assert "총점: 4 / 4" in korean.stdout, korean.stdout + korean.stderr
+    english = run_cli("--lang", "en", "check", notebook, "--exercise", "loss_with_aux", "--seed", "1", cwd=REPO)
+    assert "Total: 4 / 4" in english.stdout and not HANGUL.search(english.stdout)
