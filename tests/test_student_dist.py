@@ -5,7 +5,8 @@ environment holding only jax, numpy, ipykernel and nbclient, as a new
 student's (downloads from the package registry; a few minutes the first
 time, then from pip's cache). AUTOGRADER_STUDENT_JAX=VERSION installs that
 jax and jaxlib instead of the newest (the oldest supported is
-`wheel.REQUIRES`' lower bound).
+`wheel.REQUIRES`' lower bound); AUTOGRADER_STUDENT_PYTHON=python3.13 makes
+the venv with another interpreter.
 """
 
 from __future__ import annotations
@@ -216,7 +217,7 @@ def _pip(python: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def fresh_venv(tmp_path_factory) -> Path:
     """A new venv with only jax, numpy, ipykernel and nbclient (and what they need)."""
-    interpreter = shutil.which("python3.11") or sys.executable
+    interpreter = shutil.which(os.environ.get("AUTOGRADER_STUDENT_PYTHON", "python3.11")) or sys.executable
     venv = tmp_path_factory.mktemp("student-venv")
     subprocess.run([interpreter, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"

@@ -65,7 +65,7 @@ def _check(args) -> int:
             return 1
         assignment = _assignment(source, package, args.assignment)
         if assignment is None:
-            print(text("student.unknown_assignment", path=args.path, known=", ".join(package.assignments)))
+            print(messages.text("load.unknown_assignment", path=args.path, known=", ".join(package.assignments)))
             return 1
         compilation_cache.enable("check")
         namespace, report = load_namespace(source, package.load_seconds)

@@ -12,10 +12,7 @@ from autograder import messages
 ENGLISH: dict[str, str] = {
     "student.report_header": "{name} ({assignment}), checked on the public inputs of this release",
     "student.unknown_function": "No check for a function named `{function}` in this package. Known functions: {known}.",
-    "student.unknown_assignment": "Cannot tell which assignment {path} is. Keep the notebook's file name (e.g. 01_immutable_updates.ipynb), or pass --assignment NAME. Known assignments: {known}.",
-    "student.no_checks": "This package has no checks for {assignment}.",
     "student.construct_missing": "{call}: the traced program contains no `{primitives}`, but this exercise asks for {construct}.",
-    "student.describe_mismatch": "`{function}` is not what the exercise asks for: expected {expected}, found {actual}.",
     "student.install_failed": "The checks of this notebook are not installed. Run `pip install {address}` (in a notebook cell: `%pip install {address}`), then restart the kernel and run this cell again.",
     "student.install_comment": "Installs the checks of this notebook (the `autograder` package) when they are missing, e.g. on Colab.",
     "student.data_missing": "The checks of {assignment} could not be read ({detail}). Reinstall the package.",
