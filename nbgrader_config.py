@@ -10,6 +10,7 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, OverwriteCells
 
 from autograder.nbgrader_preprocessors import ExecuteUntilKernelDies, RestoreMissingCheckCells
+from autograder.nbgrader_sandboxed_grades import GradeCheckCellsInSandbox
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
@@ -36,6 +37,21 @@ c.OverwriteCells.add_missing_cells = True
 #   scores; the cells that did not run score 0 instead.
 # - RestoreMissingCheckCells: a deleted check cell is put back even when the
 #   cell before it (the exercise's solution cell) was deleted too.
+# And one added after execution (autograder/nbgrader_sandboxed_grades.py):
+# - GradeCheckCellsInSandbox: each check cell's points and feedback come from
+#   the sandboxed grader (`autograder grade`'s path: an OS sandbox per
+#   submission, hidden inputs, facts established outside the student's code),
+#   not from what the student's kernel printed and returned, which code in an
+#   earlier cell can forge. The gradebook, feedback and export stay nbgrader's.
+#   It needs what `autograder grade` needs (Linux, root, bubblewrap); where the
+#   sandbox cannot run, check cells score 0 with a message. Switch it off only
+#   for a course that trusts its students' notebooks:
+c.GradeCheckCellsInSandbox.enabled = True
+# c.GradeCheckCellsInSandbox.sandbox = "process"   # weaker isolation, for machines without the OS sandbox
+
+
+def _after(steps, anchor, step):
+    return [*steps[: steps.index(anchor) + 1], step, *steps[steps.index(anchor) + 1:]]
 
 
 def _replaced(steps, original, replacement):
@@ -44,8 +60,9 @@ def _replaced(steps, original, replacement):
     return [replacement if step is original else step for step in steps]
 
 
-c.Autograde.autograde_preprocessors = _replaced(
-    Autograde.class_traits()["autograde_preprocessors"].default(), Execute, ExecuteUntilKernelDies)
+c.Autograde.autograde_preprocessors = _after(_replaced(
+    Autograde.class_traits()["autograde_preprocessors"].default(), Execute, ExecuteUntilKernelDies),
+    ExecuteUntilKernelDies, GradeCheckCellsInSandbox)
 c.Autograde.sanitize_preprocessors = _replaced(
     Autograde.class_traits()["sanitize_preprocessors"].default(), OverwriteCells, RestoreMissingCheckCells)
 

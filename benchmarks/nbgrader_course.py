@@ -7,6 +7,8 @@ are its source notebooks; `nbgrader generate_assignment` records them in the
 gradebook (not timed); then every submission is placed in submitted/ and
 `nbgrader autograde` runs once per assignment (timed). The check cells read
 AUTOGRADER_SEED, so they draw the same hidden inputs as `autograder grade`.
+The kit's sandboxed check-cell grading (GradeCheckCellsInSandbox) is switched
+off: the incumbent is nbgrader as it comes, grading in the student's kernel.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ class Course:
             f"c.CourseDirectory.root = {str(root)!r}\n"
             "c.CourseDirectory.source_directory = 'source'\n"
             "c.CourseDirectory.release_directory = 'release'\n"
-            f"c.CourseDirectory.db_url = {self.db_url!r}\n")
+            f"c.CourseDirectory.db_url = {self.db_url!r}\n"
+            "# The incumbent is plain nbgrader: check cells graded in the student's kernel.\n"
+            "c.GradeCheckCellsInSandbox.enabled = False\n")
 
     def add_assignment(self, assignment: str) -> None:
         """Source notebook from solutions/, recorded in the gradebook by generate_assignment."""
