@@ -38,6 +38,7 @@ from pathlib import Path
 from autograder.submission_source import CodeCell, nbformat, strip_ipython_lines
 
 ASSIGNMENTS = Path(__file__).resolve().parent.parent / "assignments"
+TRANSLATIONS = ("ko",)  # released notebooks in other languages: assignments/<language>/<a>/
 SETUP = "setup"  # the one locked cell that always runs
 
 # Ways to reach a module's names without naming them.
@@ -67,8 +68,15 @@ class ReleasedCells:
 
 
 def released_cells(assignment: str, assignments_dir: Path = ASSIGNMENTS) -> ReleasedCells:
-    """The released notebook's example and locked cells; none if there is no released notebook."""
-    return _released_cells(str(assignments_dir / assignment / f"{assignment}.ipynb"))
+    """The released notebooks' example and locked cells, in every language; none if there is no released notebook.
+
+    A Korean notebook's examples carry Korean comments and labels: they are
+    recognised from assignments/ko/ as the English ones are from assignments/.
+    """
+    found = [_released_cells(str(folder / assignment / f"{assignment}.ipynb"))
+             for folder in (assignments_dir, *(assignments_dir / language for language in TRANSLATIONS))]
+    return ReleasedCells(frozenset().union(*(cells.examples for cells in found)),
+                         frozenset().union(*(cells.locked for cells in found)))
 
 
 @functools.lru_cache(maxsize=None)

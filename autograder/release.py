@@ -20,8 +20,13 @@ from autograder.grading_config import REPO_ROOT, GradingConfig
 CHECK_PREFIX = "check_"
 
 
-def solution_notebook(assignment: str, root: Path = REPO_ROOT) -> Path:
-    return root / "solutions" / assignment / f"{assignment}.ipynb"
+# Source notebooks in other languages: solutions/<language>/<a>/<a>.ipynb, released to assignments/<language>/<a>/.
+LANGUAGES = ("ko",)
+
+
+def solution_notebook(assignment: str, root: Path = REPO_ROOT, language: str | None = None) -> Path:
+    folder = root / "solutions" / language if language else root / "solutions"
+    return folder / assignment / f"{assignment}.ipynb"
 
 
 def check_cells(notebook) -> list:
@@ -31,9 +36,9 @@ def check_cells(notebook) -> list:
             and str(cell.metadata.nbgrader.get("grade_id", "")).startswith(CHECK_PREFIX)]
 
 
-def sync_points(config: GradingConfig, assignment: str, root: Path = REPO_ROOT) -> bool:
+def sync_points(config: GradingConfig, assignment: str, root: Path = REPO_ROOT, language: str | None = None) -> bool:
     """Set every check cell's points to grading.toml's total for its function; True if changed."""
-    path = solution_notebook(assignment, root)
+    path = solution_notebook(assignment, root, language)
     notebook = nbformat.read(path, as_version=4)
     changed = False
     for cell in check_cells(notebook):
@@ -96,7 +101,28 @@ def release(config: GradingConfig, assignments: list[str] | None = None) -> int:
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(Path(staging) / assignment, target)
         print(f"release: wrote {target}")
+        for language in LANGUAGES:
+            status |= _release_translation(config, assignment, language)
     return status
+
+
+def _release_translation(config: GradingConfig, assignment: str, language: str) -> int:
+    """assignments/<language>/<a>/ from solutions/<language>/<a>/, through the same nbgrader release."""
+    if not solution_notebook(assignment, language=language).exists():
+        return 0
+    if sync_points(config, assignment, language=language):
+        print(f"release: updated check-cell points in {solution_notebook(assignment, language=language)}")
+    target = REPO_ROOT / "assignments" / language / assignment
+    with tempfile.TemporaryDirectory() as staging:
+        try:
+            korean_release(assignment, Path(staging), source_only=True, language=language)
+        except RuntimeError as error:
+            print(f"release: {error}", file=sys.stderr)
+            return 1
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(Path(staging) / assignment, target)
+    print(f"release: wrote {target}")
+    return 0
 
 
 # --- the student distribution ------------------------------------------------------
@@ -127,12 +153,14 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
     return names
 
 
-def korean_release(assignment: str, staging: Path, root: Path = REPO_ROOT) -> Path | None:
-    """The Korean released notebook: assignments/ko/<a>/<a>.ipynb, else nbgrader's release of solutions/ko/<a>/ made now."""
-    released = root / "assignments" / "ko" / assignment / f"{assignment}.ipynb"
-    if released.is_file():
+def korean_release(assignment: str, staging: Path, root: Path = REPO_ROOT, *, source_only: bool = False,
+                   language: str = "ko") -> Path | None:
+    """The released notebook in `language`: assignments/<language>/<a>/<a>.ipynb, else (or with
+    `source_only`) nbgrader's release of solutions/<language>/<a>/ made now into `staging`."""
+    released = root / "assignments" / language / assignment / f"{assignment}.ipynb"
+    if released.is_file() and not source_only:
         return released
-    source = root / "solutions" / "ko" / assignment / f"{assignment}.ipynb"
+    source = root / "solutions" / language / assignment / f"{assignment}.ipynb"
     if not source.is_file():
         return None
     with tempfile.TemporaryDirectory() as scratch:
