@@ -183,6 +183,13 @@ ENGLISH: dict[str, str] = {
     "nbgrader.no_checks": "The sandboxed grader has no checks for `{function}`; this check cell scores 0. Course staff: check grading.toml and the notebook's check cells.",
     "nbgrader.not_run": "Not run: grading stopped at an earlier cell (see its error), so this cell scores 0.",
     "notebook.missing_function": "If its cell still says `raise NotImplementedError()`, it is not implemented yet; otherwise run that cell, and the cells above it, without errors.",
+    # --- The student package (autograder/student/) ---------------------------
+    "student.report_header": "{name} ({assignment}), checked on the public inputs of this release",
+    "student.unknown_function": "No check for a function named `{function}` in this package. Known functions: {known}.",
+    "student.construct_missing": "{call}: the traced program contains no `{primitives}`, but this exercise asks for {construct}.",
+    "student.install_failed": "The checks of this notebook are not installed. Run `pip install {address}` (in a notebook cell: `%pip install {address}`), then restart the kernel and run this cell again.",
+    "student.install_comment": "Installs the checks of this notebook (the `autograder` package) when they are missing, e.g. on Colab.",
+    "student.data_missing": "The checks of {assignment} could not be read ({detail}). Reinstall the package.",
     # --- Reports ------------------------------------------------------------
     "report.header": "{name} ({assignment}), hidden-input seed {seed}",
     "report.total": "Total: {score:g} / {max_score:g}",

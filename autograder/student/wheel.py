@@ -31,7 +31,7 @@ REQUIRES_PYTHON = ">=3.11"
 # without absl-py, and before 0.5.0 its PRNG streams differ from those the checks were recorded
 # with (jax_threefry_partitionable became the default). student/compat.py names what 0.6.2 to
 # 0.8.0 call differently. flatbuffers: jax.export serializes the programs the jit checks run.
-REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1")
+REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1", "ipython>=8.0")
 
 # Modules of the kit the student package uses as they are (paths under autograder/).
 KIT_MODULES = (
