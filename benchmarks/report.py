@@ -47,6 +47,7 @@ def summarize(results: dict) -> dict:
         "check_seconds": check,
         "small_batch": _small_batch(results.get("small_batch")),
         "isolation": results.get("isolation"),
+        "progress": results.get("progress"),
         "score_agreement": _agreement(graded, nbgrader),
         "raw": results,
     }
@@ -95,6 +96,15 @@ def table(summary: dict) -> str:
                      f"+{isolation['os_extra_per_child_seconds'] * 1000:.0f} ms")
     elif isolation:
         lines.append(f"OS sandbox per child: not measured ({isolation.get('error')})")
+    progress = summary.get("progress")
+    if progress and "plain_microseconds" in progress:
+        per_submission = summary["per_submission"]["median_seconds"] or 0
+        lines.append(f"progress reporting per submission: {progress['plain_microseconds']:.0f} us to a log, "
+                     f"{progress['terminal_microseconds']:.0f} us with the terminal's bar "
+                     f"({progress['terminal_microseconds'] * 1e-6 / per_submission:.4%} of a median submission)"
+                     if per_submission else f"progress reporting per submission: "
+                     f"{progress['plain_microseconds']:.0f} us to a log, {progress['terminal_microseconds']:.0f} us "
+                     "with the terminal's bar")
     agreement = summary["score_agreement"]
     if agreement:
         lines.append(f"same total score from both graders: {agreement['same']} of {agreement['compared']}")

@@ -10,6 +10,7 @@ A pipeline of named steps, run on this machine in one go:
 5. time `autograder check` on each full solution notebook, cold and warm;
 6. a small batch: 16 full solutions of one assignment, with both graders;
 7. the OS sandbox's cost per child (benchmarks/isolation.py);
+   and what progress reporting costs per submission (benchmarks/progress_cost.py);
 8. print one table, and write it as JSON.
 Every assignment with a solution, a released stub and a suite is included.
 """
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
                               "python": platform.python_version(), "platform": platform.platform()}
     try:
         for step in (build_submissions, measure_floor, grade_with_autograder, grade_with_nbgrader, time_check,
-                     grade_small_batch, measure_isolation_cost):
+                     grade_small_batch, measure_isolation_cost, measure_progress_cost):
             print(f"[benchmark] {step.__name__.replace('_', ' ')} ...", file=sys.stderr, flush=True)
             step(run)
         run.results["machine"]["load_average_at_end"] = os.getloadavg()
@@ -207,6 +208,15 @@ def measure_isolation_cost(run: Run) -> None:
         run.results["isolation"] = {"error": completed.stderr.strip().splitlines()[-1:]}
         return
     run.results["isolation"] = json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def measure_progress_cost(run: Run) -> None:
+    completed = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "progress_cost.py")],
+                               capture_output=True, text=True, cwd=ROOT)
+    if completed.returncode != 0:
+        run.results["progress"] = {"error": completed.stderr.strip().splitlines()[-1:]}
+        return
+    run.results["progress"] = json.loads(completed.stdout.strip().splitlines()[-1])
 
 
 def _autograder_command() -> list[str]:

@@ -38,6 +38,9 @@ def test_benchmark_smoke_run(tmp_path):
     isolation = summary["isolation"]
     assert isolation["os"]["median_seconds"] > 0 and isolation["process"]["median_seconds"] > 0
     assert "OS sandbox per child" in completed.stdout and "small batch" in completed.stdout
+    progress = summary["progress"]
+    assert 0 < progress["plain_microseconds"] and 0 < progress["terminal_microseconds"]
+    assert "progress reporting per submission" in completed.stdout
 
 
 def test_breakdown_smoke_run_splits_check_time_and_warm_compiles_less(tmp_path):
