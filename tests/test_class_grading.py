@@ -124,10 +124,12 @@ def resumed_class(tmp_path_factory):
     root = tmp_path_factory.mktemp("class")
     _nbgrader_submission(root, "kim", HONEST)
     _nbgrader_submission(root, "lee", STUB)
+    _nbgrader_submission(root, "park", HONEST)
     out = root / "out"
     first = _grade(root / "submitted", "--out", out)
     _nbgrader_submission(root, "lee", HONEST)  # replaced
     _nbgrader_submission(root, "ahn", STUB)  # added
+    shutil.rmtree(root / "submitted" / "park")  # removed
     resumed = _grade(root / "submitted", "--out", out, "--resume")
     return root, out, first, resumed
 
@@ -137,7 +139,8 @@ def test_resume_reuses_only_the_same_student_content_and_settings(resumed_class)
     assert "reused 1 finished result" in resumed.stderr, resumed.stderr
     assert "regrading lee__02_where: the file changed since it was graded" in resumed.stderr
     rows = _rows(out)
-    assert set(rows) == {"kim", "lee", "ahn"}
+    assert set(rows) == {"kim", "lee", "ahn"}, "a removed student leaves grades.csv; nobody else is renamed"
+    assert {p.parent.name for p in out.glob("*/results.json")} >= {"kim__02_where", "lee__02_where", "ahn__02_where"}
     assert float(rows["lee"]["score"]) == FULL, "a replaced notebook must not keep its old score"
     assert float(rows["ahn"]["score"]) == 0
 
