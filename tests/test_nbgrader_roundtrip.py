@@ -89,7 +89,7 @@ PARTIAL = {
         "        m = m.at[i, i].set(values[i])\n"
         "    return m\n"
     ),
-    # fails "duplicates counted" (2 of 4)
+    # fails "duplicates counted" and, with the same wrong counts under jit, "jittable" (1 of 4)
     "histogram_solution": (
         "def histogram(indices, num_bins):\n"
         "    return jnp.zeros(num_bins, jnp.int32).at[indices].set(1)\n"
@@ -267,7 +267,7 @@ def test_partial_credit_inside_check_cells(course):
     """The three students span no, partial and full credit, so the comparison above means something."""
     scores = {s: {c: v[0] for c, v in course.gradebook[s].items()} for s in ("full", "partial", "stub")}
     assert scores["full"] == {c: CONFIG.function_total(ASSIGNMENT, c.removeprefix("check_")) for c in CHECK_CELLS}
-    assert scores["partial"] == {"check_set_element": 4, "check_set_diagonal": 4, "check_histogram": 2, "check_swap_rows": 0}
+    assert scores["partial"] == {"check_set_element": 4, "check_set_diagonal": 4, "check_histogram": 1, "check_swap_rows": 0}
     assert set(scores["stub"].values()) == {0}
 
 
