@@ -10,7 +10,7 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, OverwriteCells
 
 from autograder.nbgrader_preprocessors import ExecuteUntilKernelDies, RestoreMissingCheckCells
-from autograder.nbgrader_sandboxed_grades import GradeCheckCellsInSandbox
+from autograder.nbgrader_sandboxed_grades import FailWhereSandboxFailed, GradeCheckCellsInSandbox
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
@@ -37,15 +37,19 @@ c.OverwriteCells.add_missing_cells = True
 #   scores; the cells that did not run score 0 instead.
 # - RestoreMissingCheckCells: a deleted check cell is put back even when the
 #   cell before it (the exercise's solution cell) was deleted too.
-# And one added after execution (autograder/nbgrader_sandboxed_grades.py):
-# - GradeCheckCellsInSandbox: each check cell's points and feedback come from
-#   the sandboxed grader (`autograder grade`'s path: an OS sandbox per
-#   submission, hidden inputs, facts established outside the student's code),
-#   not from what the student's kernel printed and returned, which code in an
-#   earlier cell can forge. The gradebook, feedback and export stay nbgrader's.
-#   It needs what `autograder grade` needs (Linux, root, bubblewrap); where the
-#   sandbox cannot run, check cells score 0 with a message. Switch it off only
-#   for a course that trusts its students' notebooks:
+# And two added (autograder/nbgrader_sandboxed_grades.py):
+# - GradeCheckCellsInSandbox, after execution: each check cell's points and
+#   feedback come from the sandboxed grader (`autograder grade`'s path: an OS
+#   sandbox per submission, hidden inputs, facts established outside the
+#   student's code), not from what the student's kernel printed and returned,
+#   which code in an earlier cell can forge. The gradebook, feedback and export
+#   stay nbgrader's. It needs what `autograder grade` needs (Linux, root,
+#   bubblewrap); where the sandbox cannot run, check cells score 0 with a
+#   message, and
+# - FailWhereSandboxFailed, last: once those zeros are saved, nbgrader reports
+#   that submission as failed and exits 1 instead of reporting success.
+# Switch the sandboxed grading off only for a course that trusts its students'
+# notebooks (the README's "Which path is safe for what"):
 c.GradeCheckCellsInSandbox.enabled = True
 # c.GradeCheckCellsInSandbox.sandbox = "process"   # weaker isolation, for machines without the OS sandbox
 
@@ -60,9 +64,9 @@ def _replaced(steps, original, replacement):
     return [replacement if step is original else step for step in steps]
 
 
-c.Autograde.autograde_preprocessors = _after(_replaced(
+c.Autograde.autograde_preprocessors = [*_after(_replaced(
     Autograde.class_traits()["autograde_preprocessors"].default(), Execute, ExecuteUntilKernelDies),
-    ExecuteUntilKernelDies, GradeCheckCellsInSandbox)
+    ExecuteUntilKernelDies, GradeCheckCellsInSandbox), FailWhereSandboxFailed]
 c.Autograde.sanitize_preprocessors = _replaced(
     Autograde.class_traits()["sanitize_preprocessors"].default(), OverwriteCells, RestoreMissingCheckCells)
 

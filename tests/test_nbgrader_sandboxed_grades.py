@@ -1,18 +1,26 @@
 """nbgrader autograde takes each check cell's points and feedback from the sandboxed grader.
 
 A real course directory (the repository's nbgrader_config.py), real
-`nbgrader autograde` with its SQLite gradebook, three students of 02_where:
+`nbgrader autograde` with its SQLite gradebook, students of 02_where:
   honest   the reference solutions
   forger   stubs, plus a first cell that replaces `autograder.notebook.check`
            with one that prints "All checks passed" and returns full marks
   mixed    the reference solutions except selu, left as the stub
-graded once with the sandboxed check cells (the default) and once with them
-switched off, which shows what the forger would have had.
+  dead     the reference solutions; its selu cell kills the kernel
+graded with the sandboxed check cells (the default); honest and forger also
+in a second course with them switched off, which shows what the forger would
+have had; then honest is regraded there with a grader that fails, which must
+leave zeros, not the earlier marks, and make nbgrader fail.
+
+The rest runs the preprocessors on a notebook directly, with
+grade_submission and the sandbox's availability replaced: what is graded,
+what nbgrader reads from the outputs, and a sandbox that cannot run.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 import shutil
 import subprocess
 import sys
@@ -21,9 +29,19 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
+from nbgrader.utils import determine_grade
 
-from autograder import grading_config
+from autograder import grading, grading_config, messages
+from autograder.nbgrader_preprocessors import KERNEL_DIED
+from autograder.nbgrader_sandboxed_grades import (
+    FAILURE_KEY,
+    FailWhereSandboxFailed,
+    GradeCheckCellsInSandbox,
+    SandboxFailed,
+)
 from autograder.release import nbgrader_environment
+from autograder.results import CheckResult, SubmissionResult
+from autograder.sandbox import os_isolation
 from conftest import REPO, SEED
 
 ASSIGNMENT = "02_where"
@@ -49,7 +67,10 @@ def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=1800)
 
 
-def _course(root: Path) -> None:
+KILL = "\nimport os\nos.kill(os.getpid(), 9)\n"
+
+
+def _course(root: Path, students: list[str]) -> None:
     shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
     shutil.copytree(REPO / "solutions" / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
     generated = _nbgrader(root, "generate_assignment", ASSIGNMENT)
@@ -67,7 +88,13 @@ def _course(root: Path) -> None:
             cell.source = next(c.source for c in release.cells if _grade_id(c) == "selu_solution")
     forger = copy.deepcopy(release)
     forger.cells.insert(1, nbformat.v4.new_code_cell(FORGERY))
-    for student, notebook in {"honest": honest, "forger": forger, "mixed": mixed}.items():
+    dead = copy.deepcopy(honest)
+    for cell in dead.cells:
+        if _grade_id(cell) == "selu_solution":
+            cell.source += KILL
+    notebooks = {"honest": honest, "forger": forger, "mixed": mixed, "dead": dead}
+    for student in students:
+        notebook = notebooks[student]
         path = root / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(notebook, path)
@@ -82,30 +109,35 @@ def _gradebook(root: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """(sandboxed run, its gradebook, its autograded notebooks), (switched-off run, its gradebook)."""
+    """(sandboxed run, its gradebook, its autograded notebooks), (switched-off run, its gradebook),
+    (the switched-off course's honest student regraded by a failing grader, its gradebook, its course root)."""
     sandboxed, plain = tmp_path_factory.mktemp("sandboxed"), tmp_path_factory.mktemp("plain")
-    for root in (sandboxed, plain):
-        _course(root)
+    _course(sandboxed, ["honest", "forger", "mixed", "dead"])
+    _course(plain, ["honest", "forger"])
     on = _nbgrader(sandboxed, "autograde", ASSIGNMENT)
     off = _nbgrader(plain, "autograde", ASSIGNMENT, "--GradeCheckCellsInSandbox.enabled=False")
+    plain_gradebook = _gradebook(plain)
+    # The sandboxed grading switched back on (the config's default), with a grader that cannot start.
+    failed = _nbgrader(plain, "autograde", ASSIGNMENT, "--student", "honest", "--force",
+                       f"--GradeCheckCellsInSandbox.config_file={plain / 'missing' / 'grading.toml'}")
     autograded = {p.parts[-3]: nbformat.read(p, as_version=4)
                   for p in sandboxed.glob(f"autograded/*/{ASSIGNMENT}/{ASSIGNMENT}.ipynb")}
-    return (on, _gradebook(sandboxed), autograded), (off, _gradebook(plain))
+    return (on, _gradebook(sandboxed), autograded), (off, plain_gradebook), (failed, _gradebook(plain), plain)
 
 
 def test_autograde_succeeds_with_sandboxed_check_cells(graded):
-    (on, gradebook, _), _ = graded
+    (on, gradebook, _), *_ = graded
     assert on.returncode == 0, on.stderr[-4000:]
-    assert sorted(gradebook) == ["forger", "honest", "mixed"]
+    assert sorted(gradebook) == ["dead", "forger", "honest", "mixed"]
 
 
 def test_an_honest_submission_keeps_full_marks(graded):
-    (_, gradebook, _), _ = graded
+    (_, gradebook, _), *_ = graded
     assert gradebook["honest"] == TOTALS
 
 
 def test_a_forged_check_function_earns_nothing(graded):
-    (_, sandboxed, autograded), (off, plain) = graded
+    (_, sandboxed, autograded), (off, plain), _ = graded
     assert off.returncode == 0, off.stderr[-4000:]
     assert plain["forger"] == TOTALS, "without the sandboxed check cells the forgery would have had full marks"
     assert all(score == 0 for score in sandboxed["forger"].values()), sandboxed["forger"]
@@ -115,8 +147,127 @@ def test_a_forged_check_function_earns_nothing(graded):
 
 
 def test_partial_credit_per_check_cell_comes_from_the_sandbox(graded):
-    (_, gradebook, autograded), _ = graded
+    (_, gradebook, autograded), *_ = graded
     assert gradebook["mixed"] == TOTALS | {"check_selu": 0.0}
     [selu] = [c for c in autograded["mixed"].cells if _grade_id(c) == "check_selu"]
     assert [o.output_type for o in selu.outputs] == ["stream", "execute_result"]
     assert selu.outputs[1].data["text/plain"] == "0"
+
+
+def test_a_kernel_that_dies_costs_no_check_cell_the_sandbox_graded(graded):
+    """nbgrader's kernel dies in selu's cell; the sandbox refuses the kill and grades every function."""
+    (_, gradebook, autograded), *_ = graded
+    assert gradebook["dead"] == TOTALS
+    cells = {_grade_id(c): c for c in autograded["dead"].cells}
+    assert cells["selu_solution"].outputs[-1].evalue == KERNEL_DIED
+    assert all(cells[c].outputs[-1].output_type == "execute_result" for c in TOTALS)
+
+
+def test_a_grader_that_fails_leaves_zeros_not_earlier_marks_and_fails_the_run(graded):
+    _, (_, before), (failed, after, root) = graded
+    assert before["honest"] == TOTALS
+    assert failed.returncode != 0
+    assert after["honest"] == dict.fromkeys(TOTALS, 0.0)
+    assert after["forger"] == before["forger"], "only the regraded student changes"
+    log = failed.stdout + failed.stderr
+    assert "not graded in the sandbox" in log and "grading.toml not found" in log
+    assert not (root / "autograded" / "honest" / ASSIGNMENT).exists(), "nbgrader drops the failed submission's notebook"
+
+
+# --- The preprocessors on one notebook, without nbgrader's command --------------------------------------------
+
+
+def _executed_solution():
+    """The solution notebook as nbgrader's kernel left it: every check cell printed and returned full marks."""
+    notebook = nbformat.read(REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for count, cell in enumerate(notebook.cells, 1):
+        if cell.cell_type == "code":
+            cell.execution_count = count
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="the kernel's own output\n")]
+            if str(_grade_id(cell)).startswith("check_"):
+                cell.outputs.append(nbformat.v4.new_output(
+                    "execute_result", data={"text/plain": repr(TOTALS[_grade_id(cell)])}, execution_count=count))
+    return notebook
+
+
+def _resources():
+    return {"nbgrader": {"notebook": ASSIGNMENT, "assignment": ASSIGNMENT, "student": "someone"}}
+
+
+def _scores(notebook) -> dict:
+    """What nbgrader's SaveAutoGrades would store for each check cell."""
+    return {_grade_id(c): determine_grade(c)[0] for c in notebook.cells if _grade_id(c) in TOTALS}
+
+
+def test_grades_the_submitted_code_without_the_kernels_outputs_and_nbgrader_reads_the_points(monkeypatch):
+    graded_files = []
+
+    def fake_grade(path, config, *, seed, backend, **_):
+        graded_files.append((nbformat.read(path, as_version=4), backend))
+        checks = [CheckResult(f, prop, points if f != "selu" else points / 3, points, f != "selu", "the sandbox's feedback")
+                  for f in config.functions(ASSIGNMENT) for prop, points in config.points[ASSIGNMENT][f].items()]
+        return SubmissionResult(name="x", path=str(path), assignment=ASSIGNMENT, seed=seed, checks=checks)
+
+    monkeypatch.setattr(grading, "grade_submission", fake_grade)
+    preprocessor = GradeCheckCellsInSandbox(sandbox="process")
+    notebook, resources = preprocessor.preprocess(_executed_solution(), _resources())
+    [(submitted, backend)] = graded_files
+    assert backend == "process"
+    code = [c for c in submitted.cells if c.cell_type == "code"]
+    assert all(c.outputs == [] and c.execution_count is None for c in code), "nothing the kernel produced is graded"
+    assert [c.source for c in code] == [c.source for c in _executed_solution().cells if c.cell_type == "code"]
+    expected = TOTALS | {"check_selu": TOTALS["check_selu"] / 3}
+    assert _scores(notebook) == pytest.approx(expected)
+    for cell in notebook.cells:
+        if _grade_id(cell) in TOTALS:
+            assert [o.output_type for o in cell.outputs] == ["stream", "execute_result"]
+            assert "the kernel's own output" not in cell.outputs[0].text
+            assert ("sandbox's feedback" in cell.outputs[0].text) == (_grade_id(cell) == "check_selu")
+    assert FAILURE_KEY not in resources
+    FailWhereSandboxFailed().preprocess(notebook, resources)  # nothing to report
+
+
+def test_without_the_os_sandbox_check_cells_score_zero_and_the_submission_fails(monkeypatch, caplog):
+    def unavailable(python):
+        raise os_isolation.IsolationUnavailable("the OS sandbox needs bubblewrap: `apt-get install bubblewrap`")
+
+    def must_not_grade(*args, **kwargs):
+        raise AssertionError("graded without the OS sandbox")
+
+    monkeypatch.setattr(os_isolation, "check_available", unavailable)
+    monkeypatch.setattr(grading, "grade_submission", must_not_grade)
+    with caplog.at_level(logging.ERROR):
+        notebook, resources = GradeCheckCellsInSandbox().preprocess(_executed_solution(), _resources())
+    assert _scores(notebook) == dict.fromkeys(TOTALS, 0)
+    for cell in notebook.cells:
+        if _grade_id(cell) in TOTALS:
+            [error] = cell.outputs
+            before, after = messages.text("nbgrader.sandbox_failed", detail="\0").split("\0")
+            assert error.output_type == "error" and error.evalue.startswith(before) and error.evalue.endswith(after)
+            assert "bubblewrap" in error.evalue
+    assert "GradeCheckCellsInSandbox.sandbox" in resources[FAILURE_KEY]
+    assert "bubblewrap" in caplog.text
+    with pytest.raises(SandboxFailed, match="bubblewrap"):
+        FailWhereSandboxFailed().preprocess(notebook, resources)
+
+
+def test_a_sandbox_that_fails_for_one_submission_is_a_grading_failure_too(monkeypatch):
+    def sandbox_failed(path, config, *, seed, **_):
+        note = "The grader could not start a sandbox for this submission (bwrap: out of memory)."
+        return SubmissionResult(name="x", path=str(path), assignment=ASSIGNMENT, seed=seed, notes=[note],
+                                problem="sandbox_failed", checks=[CheckResult(f, "p", 0.0, 1.0, False, note)
+                                                                  for f in config.functions(ASSIGNMENT)])
+
+    monkeypatch.setattr(grading, "grade_submission", sandbox_failed)
+    notebook, resources = GradeCheckCellsInSandbox(sandbox="process")(_executed_solution(), _resources())
+    assert _scores(notebook) == dict.fromkeys(TOTALS, 0)
+    assert all(c.outputs[0].output_type == "error" for c in notebook.cells if _grade_id(c) in TOTALS)
+    with pytest.raises(SandboxFailed, match="could not start a sandbox"):
+        FailWhereSandboxFailed()(notebook, resources)
+
+
+def test_switched_off_it_leaves_the_kernels_outputs(monkeypatch):
+    monkeypatch.setattr(grading, "grade_submission", lambda *a, **k: pytest.fail("graded while switched off"))
+    notebook, resources = GradeCheckCellsInSandbox(enabled=False)(_executed_solution(), _resources())
+    assert notebook == _executed_solution() and FAILURE_KEY not in resources
+    assert _scores(notebook) == TOTALS
