@@ -33,7 +33,7 @@ from autograder import messages
 from autograder.batch_progress import Progress, finished_from, summary
 from autograder.grading import crashed_result
 from autograder.grading_config import GradingConfig
-from autograder.reports import class_report, gradescope_json, grades_csv
+from autograder.reports import class_report, grades_csv, gradescope_json
 from autograder.reports.out_dir import OutDir, safe_component
 from autograder.result_provenance import changed_settings, content_digest, grading_settings
 from autograder.submission_identity import Identity, identify_all
@@ -87,7 +87,7 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = ()) -
     identities = identify_all(unique, assignments)
     readable = readable_names(unique, identities)
     return [BatchItem(name, file, identity.student, identity.layout)
-            for name, (file, _), identity in zip(_unique_names(unique, readable), unique, identities)]
+            for name, (file, _), identity in zip(_unique_names(unique, readable), unique, identities, strict=True)]
 
 
 def readable_names(found: list[tuple[Path, Path]], identities: list[Identity]) -> list[str]:
@@ -102,7 +102,7 @@ def readable_names(found: list[tuple[Path, Path]], identities: list[Identity]) -
     for identity in identities:
         per_group[(identity.layout, identity.group)] = per_group.get((identity.layout, identity.group), 0) + 1
     names = []
-    for (file, _), identity in zip(found, identities):
+    for (file, _), identity in zip(found, identities, strict=True):
         if identity.layout == "file":
             name = file.stem
         elif identity.layout == "nbgrader":
@@ -190,7 +190,7 @@ def grade_batch(
         report = _class_report(results, out)
     if failure is not None:
         raise failure
-    outcomes = [finished_from(item.name, item.student, r) for item, r in zip(items, results)]
+    outcomes = [finished_from(item.name, item.student, r) for item, r in zip(items, results, strict=True)]
     print(summary(outcomes, seed=seed, out=str(out_dir)), flush=True)
     print(class_report.render_terminal(report), flush=True)
     return results

@@ -33,13 +33,12 @@ from pathlib import Path
 
 from autograder import compilation_cache, grading_config, suite_session
 from autograder.grading import grade_submission
-from autograder.result_provenance import grading_settings
 from autograder.reports import gradescope_json
 from autograder.reports.out_dir import OutDir
+from autograder.result_provenance import grading_settings
 from autograder.sandbox import shared_programs
-from autograder.submission_source import read
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
-
+from autograder.submission_source import read
 
 WORKER_MEMORY_BYTES = 8 << 30
 

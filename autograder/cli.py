@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.lang:
         # Through the environment, so grading workers and sandbox children speak it too.
         os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(args.lang) or "en"
+    if args.hints:
+        os.environ[messages.HINT_LEVEL_VARIABLE] = args.hints  # through the environment, like --lang
     try:
         config = grading_config.load(args.config)
     except grading_config.GradingConfigError as error:
@@ -46,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH, help="grading.toml to use")
     parser.add_argument("--lang", metavar="LANG",
                         help="language of feedback: en or ko (default: $AUTOGRADER_LANG, else the notebook's own, else en)")
+    parser.add_argument("--hints", choices=messages.HINT_LEVELS,
+                        help="how much a hint shows: idea, api (the API to read about) or recipe (worked code); "
+                             "default: grading.toml's [feedback]")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")
@@ -101,6 +106,7 @@ def _parser() -> argparse.ArgumentParser:
 def _check(args, config) -> int:
     from autograder import compilation_cache
     from autograder.grading import grade_submission
+    from autograder.pytest_plugin import one_shape_set
     from autograder.reports.terminal_table import render
 
     if args.exercise:
@@ -111,8 +117,10 @@ def _check(args, config) -> int:
             return 2
     seed = config.resolve_seed("check", args.seed)
     compilation_cache.enable("check")
-    result = grade_submission(args.path, config, seed=seed, backend="inprocess", assignment=args.assignment,
-                              functions=set(args.exercise) if args.exercise else None)
+    with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
+        result = grade_submission(args.path, config, seed=seed, backend="inprocess", assignment=args.assignment,
+                                  functions=set(args.exercise) if args.exercise else None,
+                                  hints=config.hint_level("check"))
     with messages.using(result.language):
         print(render(result))
     return 0 if result.all_passed else 1

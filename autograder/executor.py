@@ -7,6 +7,9 @@ values, jaxpr facts or trace counts, never verdicts, because the verdict is
 the parent's.
 
 Requests (`op` and its fields):
+`function` names a function of the student's namespace, or `function@harness`:
+that function inside one of the kit's wrappers (child_harnesses).
+
 - describe: function -> exists, callable, jitted, type_name
 - call: function, args, kwargs, mode ("plain" | "jit" | "vmap" | "grad_sum"),
   static_argnums, static_argnames, argnums, in_axes, key_reuse_check -> value
@@ -168,7 +171,19 @@ class Executor:
     # --- helpers -------------------------------------------------------------
 
     def _function(self, request: dict) -> Callable:
-        name = str(request.get("function"))
+        # "per_example_grads@with_loss": the student's function inside one of the kit's harnesses.
+        name, _, harness = str(request.get("function")).partition("@")
+        fn = self._student_function(name)
+        if not harness:
+            return fn
+        from autograder.child_harnesses import wrap
+
+        try:
+            return wrap(harness, name, fn)
+        except KeyError as error:
+            raise _Refusal({"kind": "bad_request", "message": f"no harness {harness!r} for {name}: {error}"}) from None
+
+    def _student_function(self, name: str) -> Callable:
         if name not in self.namespace:
             raise _Refusal({"kind": "missing", "function": name,
                             "not_implemented_cells": self.load_report.not_implemented_cells,
@@ -269,10 +284,15 @@ def _message(error: BaseException) -> str:
     return str(error).strip()
 
 
-def _student_location(error: BaseException) -> str | None:
-    """The innermost frame in the student's cells, as 'cell N, line M'."""
+def _student_location(error: BaseException) -> dict | None:
+    """The innermost frame in the student's cells: the function it ran and the line within its cell.
+
+    Cells are compiled one by one, so the line is the one a student sees in
+    that cell; the function names the cell better than its position, which
+    Jupyter does not show.
+    """
     location = None
     for frame in traceback.extract_tb(error.__traceback__):
         if frame.filename.startswith("<cell "):
-            location = f"{frame.filename.strip('<>')}, line {frame.lineno}"
+            location = {"function": frame.name, "line": frame.lineno}
     return location

@@ -17,6 +17,7 @@ from autograder.inprocess import InProcessTransport, load_namespace
 from autograder.pytest_plugin import CheckOutcome
 from autograder.results import CheckResult, SubmissionResult
 from autograder.runner import run_checks
+from autograder.said_once import say_each_thing_once
 from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
 from autograder.submission import Submission
@@ -41,6 +42,7 @@ def grade_submission(
     programs=None,
     write_programs_to: Path | None = None,
     usage: dict | None = None,
+    hints: str | None = None,
 ) -> SubmissionResult:
     """Grade the file at `path`; never raises for anything the submission does.
 
@@ -49,7 +51,8 @@ def grade_submission(
     store of JAX's compiled programs (sandbox.shared_programs.SharedPrograms);
     to build that store, it grades the solution with `write_programs_to`, a
     directory that receives what the child compiled. `usage`, if given,
-    receives the children's peak memory ("child_peak_rss_kb").
+    receives the children's peak memory ("child_peak_rss_kb"). Hints are at
+    level `hints`, default grading.toml's `grade_hints` ($AUTOGRADER_HINTS wins).
     """
     path = Path(path)
     name = name or path.stem
@@ -60,7 +63,8 @@ def grade_submission(
     except SubmissionError as error:
         assignment = _guess_assignment(path, config, override)
         return unreadable_result(name, path, assignment, config, seed, str(error), functions)
-    with messages.using(source.language):  # a Korean notebook gets Korean feedback unless --lang says otherwise
+    # A Korean notebook gets Korean feedback unless --lang says otherwise.
+    with messages.using(source.language), messages.hints_at(hints or config.hint_level("grade")):
         return _grade_source(source, path, name, assignment, override, config, seed, backend, functions,
                              run_suite, zygote, programs, write_programs_to, usage)
 
@@ -118,13 +122,13 @@ def assignment_mismatch(source, assignment: str, override: str | None, known: li
 
 
 def score_outcomes(outcomes: list[CheckOutcome], assignment: str, config: GradingConfig) -> list[CheckResult]:
-    """Points from grading.toml: all of a check's points if it passed, else none."""
+    """Points from grading.toml: all of a check's points if it passed, else none; each hint said once."""
     checks = []
     for outcome in outcomes:
         points = config.points_for(assignment, outcome.function, outcome.prop)
         checks.append(CheckResult(outcome.function, outcome.prop, points if outcome.passed else 0.0,
                                   points, outcome.passed, outcome.feedback))
-    return checks
+    return say_each_thing_once(checks)
 
 
 def unreadable_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int,

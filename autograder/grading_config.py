@@ -37,6 +37,8 @@ class GradingConfig:
     seed_policy: dict[str, str | int]
     source: Path = DEFAULT_PATH
     sandbox: dict = dataclasses.field(default_factory=dict)  # [sandbox]: the child's OS limits
+    # [feedback]: how much a hint shows ("idea", "api" or "recipe"), for `check` and for grading.
+    hint_levels: dict[str, str] = dataclasses.field(default_factory=lambda: {"check": "api", "grade": "api"})
 
     @property
     def assignments(self) -> list[str]:
@@ -70,6 +72,10 @@ class GradingConfig:
 
     def assignment_total(self, assignment: str) -> float:
         return float(sum(self.function_total(assignment, f) for f in self.points[assignment]))
+
+    def hint_level(self, mode: str) -> str:
+        """The hint level of `mode` ("check" or "grade") from [feedback]."""
+        return self.hint_levels[mode]
 
     def resolve_seed(self, mode: str, seed: int | None) -> int:
         """The seed for hidden inputs: `seed` if given, else $AUTOGRADER_SEED, else the policy for `mode`.
@@ -123,7 +129,21 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
     except KeyError as missing:
         raise GradingConfigError(f"{path}: [limits] needs {missing.args[0]}.") from None
     return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})), source=path.resolve(),
-                         sandbox=dict(raw.get("sandbox", {})))
+                         sandbox=dict(raw.get("sandbox", {})), hint_levels=_hint_levels(raw.get("feedback", {}), path))
+
+
+def _hint_levels(feedback: dict, path: Path) -> dict[str, str]:
+    """[feedback] check_hints / grade_hints, each a level of messages.HINT_LEVELS (default "api")."""
+    from autograder import messages
+
+    levels = {}
+    for mode in ("check", "grade"):
+        level = str(feedback.get(f"{mode}_hints", messages.DEFAULT_HINT_LEVEL))
+        try:
+            levels[mode] = messages.check_hint_level(level, where=f"{path}: [feedback] {mode}_hints")
+        except ValueError as error:
+            raise GradingConfigError(str(error)) from None
+    return levels
 
 
 def _check_unique_function_names(points: dict, path: Path) -> None:

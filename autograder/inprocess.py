@@ -16,12 +16,12 @@ import time
 
 import numpy as np
 
+from autograder import messages
 from autograder.cell_execution import LoadReport, execute_cells
 from autograder.executor import Executor
 from autograder.submission import TransportFailure
 from autograder.submission_source import SubmissionSource
 from autograder.time_limits import TimeLimitExceeded, time_limit
-from autograder import messages
 
 
 class InProcessTransport:

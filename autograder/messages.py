@@ -7,6 +7,10 @@ locale/README.md), which translators edit with their usual tools. The
 language is `--lang` (`choose`), else $AUTOGRADER_LANG, else the notebook's
 own metadata (`using`), else English; a sentence not yet translated is
 English.
+
+A hint (a key of `hint_ideas.IDEAS`) is shown at a level, `hint_level()`:
+the JAX idea, the idea and the API to read about, or the worked recipe.
+grading.toml's `[feedback]` sets the level for `check` and for grading.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import contextvars
 import os
 import sys
 from pathlib import Path
+
+from autograder import hint_ideas
 
 ENGLISH: dict[str, str] = {
     # --- Loading a submission -------------------------------------------------
@@ -69,6 +75,10 @@ ENGLISH: dict[str, str] = {
     "call.budget_exhausted": "The submission used up its total time limit of {seconds:g} s; the remaining checks were not run.",
     "call.bad_output": "{call} returned {detail}. Return JAX arrays (or the structure the exercise states).",
     "call.hint": "Hint: {hint}",
+    "call.said_above": "(See above: what this function's first failed check says applies here too.)",
+    "call.location": "(in `{function}`, line {line} of its cell)",
+    "call.location_top_level": "(line {line} of the cell)",
+    "hint.read_about": "Read about: {apis}.",
     "call.tampered": "{call} changed the grading environment while it ran ({changes}). The result of this check cannot be trusted and scores 0. Graded code must not change jax.config, replace JAX or NumPy functions, or patch the grader.",
     # --- Hints for JAX errors: the JAX idea that fixes each ---------------------
     "hint.TracerBoolConversionError": "a Python `if`, `while`, `and`/`or` or `bool()` was applied to a traced value. Inside jit, values are abstract. Use `jnp.where` for elementwise choices, `lax.cond` to choose between two computations, `lax.while_loop` for data-dependent loops, or make the argument static.",
@@ -93,6 +103,7 @@ ENGLISH: dict[str, str] = {
     "check.wrong_shape": "{call} returned shape {actual}, expected {expected}.",
     "check.wrong_dtype": "{call} returned dtype {actual}, expected {expected}.",
     "check.wrong_values": "{call} returned wrong values: {count} of {size} entries differ (largest difference {max_diff:.3g}, tolerance rtol={rtol:g}, atol={atol:g}). First difference at index {index}: got {got}, expected {expected}.",
+    "check.values_excerpt": "Entries {span} (* marks those that differ):\n  got:      {got}\n  expected: {expected}",
     "check.not_finite": "{call} returned {count} non-finite values (NaN or inf), expected all finite.",
     "check.wrong_structure": "{call} returned the structure {actual}, expected {expected}.",
     "check.not_jittable": "{call} cannot be traced by jax.jit with {static}: {error_type}: {error}",
@@ -100,7 +111,16 @@ ENGLISH: dict[str, str] = {
     "check.static_none": "no static arguments",
     "check.static_some": "static {names}",
     "check.trace_count": "{call_sequence}: traced {actual} time(s), expected {expected}.",
-    "check.cache_misses": "JAX explains the retraces:\n{explanations}",
+    # JAX's cache-miss explanations, rewritten (jaxcheck/retrace_explanations.py).
+    "retrace.header": "Why JAX traced again:",
+    "retrace.position": "argument {position}",
+    "retrace.named": "argument `{name}`",
+    "retrace.at_line": " (line {line} of its cell)",
+    "retrace.new_function": "`{name}`{where} is a new function object at every call. JAX keeps compiled programs per function object, so a function created again (a new `jax.jit(...)`, or a function defined inside another) is traced again. Create it once, at the top level.",
+    "retrace.static_value": "{argument} is static and changed ({changes}): every new value of a static argument is a new trace and compile. Make an argument static only if it takes few values.",
+    "retrace.input_type": "{argument} changed its shape or dtype ({changes}): a traced argument is traced again when its shape or dtype changes, never when only its values do.",
+    "retrace.keywords": "{names} was passed in some calls and not in others (or once by name and once by position): each way of passing the arguments has its own cache entry.",
+    "retrace.context": "JAX's configuration changed between the calls (a config option or a context manager).",
     "check.primitive_missing": "{function} must use {construct}, but its jaxpr contains no `{primitives}`. {why}",
     "check.host_callback": "{function} calls back into Python from compiled code ({primitives}: jax.pure_callback, io_callback or jax.debug.callback/print). That escapes the trace instead of expressing the computation in JAX. Write it with jax.numpy and lax, and remove debug callbacks from graded functions.",
     "check.unrolled": "{function}'s jaxpr grows with the input size ({small} equations for n={n_small}, {large} for n={n_large}): a Python loop is being unrolled at trace time. {fix}",
@@ -269,9 +289,73 @@ def _read_po(path: Path) -> dict[str, str]:
 
 
 def text(key: str, **fields: object) -> str:
-    """The student-facing sentence `key` in the current language, with `fields` filled in."""
-    template = catalog(language()).get(key) or ENGLISH[key]
-    return template.format(**fields)
+    """The student-facing sentence `key` in the current language, with `fields` filled in.
+
+    A hint is shown at the current `hint_level()`.
+    """
+    if key in hint_ideas.IDEAS:
+        return _hint(key, fields)
+    return _template(key).format(**fields)
+
+
+def _template(key: str) -> str:
+    return catalog(language()).get(key) or ENGLISH[key]
+
+
+def _hint(key: str, fields: dict[str, object]) -> str:
+    level = hint_level()
+    said = _template(key if level == "recipe" else f"{key}.idea").format(**fields)
+    apis = hint_ideas.APIS.get(key, ())
+    if level == "idea" or not apis:
+        return said
+    return f"{said} {_template('hint.read_about').format(apis=', '.join(f'`{api}`' for api in apis))}"
+
+
+HINT_LEVELS = ("idea", "api", "recipe")  # how much a hint gives away, least first
+DEFAULT_HINT_LEVEL = "api"  # never a line of a reference solution
+HINT_LEVEL_VARIABLE = "AUTOGRADER_HINTS"
+_hint_level: contextvars.ContextVar[str | None] = contextvars.ContextVar("autograder_hint_level", default=None)
+
+
+def hint_level() -> str:
+    """How much a hint shows now: $AUTOGRADER_HINTS, else `hints_at(...)`, else "api"."""
+    return hint_level_override() or _hint_level.get() or DEFAULT_HINT_LEVEL
+
+
+def hint_level_override() -> str | None:
+    """$AUTOGRADER_HINTS if it names a level (set by --hints), else None."""
+    value = os.environ.get(HINT_LEVEL_VARIABLE, "").strip().lower()
+    if value in HINT_LEVELS:
+        return value
+    if value and value not in _warned:
+        _warned.add(value)
+        print(f"autograder: ${HINT_LEVEL_VARIABLE}={value!r} is not a hint level ({', '.join(HINT_LEVELS)}); "
+              f"using the configured one.", file=sys.stderr)
+    return None
+
+
+def check_hint_level(level: str, *, where: str) -> str:
+    """`level` if it is one of HINT_LEVELS, else a ValueError that names `where` it was set."""
+    if level not in HINT_LEVELS:
+        raise ValueError(f"{where}: the hint level must be one of {', '.join(HINT_LEVELS)}, got {level!r}.")
+    return level
+
+
+@contextlib.contextmanager
+def hints_at(level: str | None):
+    """Hints at `level` inside the block; None keeps the current level.
+
+    $AUTOGRADER_HINTS wins over the level given here, as $AUTOGRADER_LANG does
+    over a notebook's language: it is the instructor's override for one run.
+    """
+    if level is None:
+        yield
+        return
+    token = _hint_level.set(check_hint_level(level, where="hint level"))
+    try:
+        yield
+    finally:
+        _hint_level.reset(token)
 
 
 def has(key: str) -> bool:
@@ -292,7 +376,6 @@ ENGLISH.update({
     "07_vmap_pytrees.per_example_grads.one_gradient": "{call} returned one gradient for the whole batch: its leaves have the shapes of params, but each needs a leading axis of length {batch}, one gradient per example. The gradient of the mean (or sum) of the losses averages the examples together; take `jax.grad` of the one-example loss inside `jax.vmap` instead.",
     "07_vmap_pytrees.per_example_grads.structure": "The result has params' structure (the same dicts, lists and tuples) with a leading batch axis on every leaf: `jax.grad` returns a gradient shaped like params, and `jax.vmap` keeps that structure. Do not assume the notebook's params: `in_axes=(None, 0, 0)` works for any params pytree, while an in_axes dict such as `{{\"w\": None, \"b\": None}}` must match params' structure exactly.",
     "07_vmap_pytrees.per_example_grads.unrolled_fix": "A Python loop over the examples is unrolled while tracing: one copy of the gradient computation per example. Map the one-example gradient over the batch with `jax.vmap(jax.grad(loss_fn), in_axes=(None, 0, 0))` instead.",
-    "07_vmap_pytrees.per_example_grads.setup_missing": "The grader calls per_example_grads with loss functions of its own through `grader_per_example_grads`, which the notebook's setup cell defines (only arrays, numbers and names can be sent into your notebook, not functions). Keep the setup cell as it is and run it; a .py file must contain it too.",
     "07_vmap_pytrees.sgd_update.values": "Update every leaf, whatever the structure of params: `jax.tree.map(lambda p, g: p - learning_rate * g, params, grads)` walks nested dicts, lists and tuples alike, and treats every array (a 0-d scalar too) as one leaf.",
     "07_vmap_pytrees.sgd_update.structure": "Return a pytree with exactly the structure of params (the same dicts with the same keys, lists and tuples) and leaves of the same dtypes, not a list of leaves or a flat dict: `jax.tree.map(f, params, grads)` builds its result with params' structure.",
     "07_vmap_pytrees.sgd_update.traced_rate": "Under `jax.jit` learning_rate is traced: use it in array arithmetic only (`p - learning_rate * g`), without `float(learning_rate)`, an `if` or NumPy on it.",
@@ -318,5 +401,8 @@ ENGLISH.update({
     "08_scan_purity.running_stats_update.changed_entry": "stats[{name!r}] was {before} before the call and {after} after it",
     "08_scan_purity.running_stats_update.missing_key": "missing",
     "08_scan_purity.running_stats_update.scan_call": "lax.scan(lambda stats, x: (running_stats_update(stats, x), None), {{\"count\": 0., \"mean\": 0., \"m2\": 0.}}, xs) with {length} values in xs",
-    "08_scan_purity.running_stats_update.setup_missing": "The grader runs running_stats_update through `{helper}`, which the notebook's setup cell defines (only arrays, numbers and names can be sent into your notebook, not a dict that two calls share). Keep the setup cell as it is and run it; a .py file must contain it too.",
 })
+
+
+# The first level of every hint: its idea (hint_ideas.py), translated like any sentence.
+ENGLISH.update({f"{key}.idea": idea for key, idea in hint_ideas.IDEAS.items()})

@@ -45,7 +45,6 @@ from autograder.release import CHECK_PREFIX
 from autograder.reports.terminal_table import render
 from autograder.results import SubmissionResult
 
-
 # Where GradeCheckCellsInSandbox tells FailWhereSandboxFailed that this notebook was not graded.
 FAILURE_KEY = "autograder_sandbox_failure"
 # A result's problems that are the grader's fault, not the submission's (see SubmissionResult.problem).

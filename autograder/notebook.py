@@ -1,8 +1,10 @@
 """Check cells: `check("histogram", globals())` inside a student's notebook.
 
 Runs that exercise's checks in the notebook's own kernel (the in-process
-backend), prints the table, and returns the points earned. The return value
-is the cell's last value, which nbgrader reads as partial credit. Nothing is
+backend) and shows the table (reports.check_cell): under nbgrader it ends
+with the points earned, which nbgrader reads as partial credit; in a
+student's kernel it ends with no value. Hints are at grading.toml's
+`check_hints` level, or `grade_hints` under nbgrader's autograde. Nothing is
 written to stderr, because nbgrader scores a grade cell 0 if anything is: not
 Python's sys.stderr (warnings, a student's debug prints), and not file
 descriptor 2 either, where XLA's C++ logging writes and which a Jupyter
@@ -14,21 +16,22 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import sys
 import warnings
 
 from autograder import grading_config, messages
 from autograder.cell_execution import LoadReport
 from autograder.grading import score_outcomes
 from autograder.inprocess import InProcessTransport
+from autograder.pytest_plugin import one_shape_set
+from autograder.reports import check_cell
 from autograder.reports.terminal_table import render
 from autograder.results import SubmissionResult
 from autograder.runner import run_checks
 from autograder.submission import Submission
 
 
-def check(function: str, namespace: dict, *, seed: int | None = None) -> float:
-    """Grade `function` as defined in `namespace` (pass `globals()`); returns the points earned.
+def check(function: str, namespace: dict, *, seed: int | None = None) -> float | None:
+    """Grade `function` as defined in `namespace` (pass `globals()`); the points earned, or None in Jupyter.
 
     Feedback is in the notebook's language: a Korean notebook's setup cell sets
     `AUTOGRADER_LANG = "ko"` (an explicit $AUTOGRADER_LANG still wins).
@@ -42,8 +45,9 @@ def _notebook_language(namespace: dict) -> str | None:
     return language if isinstance(language, str) else None
 
 
-def _check(function: str, namespace: dict, seed: int | None) -> float:
+def _check(function: str, namespace: dict, seed: int | None) -> float | None:
     config = grading_config.load()
+    mode = "grade" if os.environ.get("NBGRADER_EXECUTION") == "autograde" else "check"
     assignment = config.assignment_of(function)
     seed = config.resolve_seed("check", seed)
     stderr = io.StringIO()
@@ -54,11 +58,12 @@ def _check(function: str, namespace: dict, seed: int | None) -> float:
         problems = [] if function in namespace else [messages.text("notebook.missing_function")]
         transport = InProcessTransport(dict(namespace), LoadReport([], [], problems),
                                        config.limits.call_seconds, config.limits.submission_seconds)
-        outcomes = run_checks(assignment, Submission(transport), seed, {function})
-    result = SubmissionResult(name=function, path="", assignment=assignment, seed=seed,
-                              checks=score_outcomes(outcomes, assignment, config))
-    print(render(result), file=sys.stdout)
-    return result.score
+        shapes = one_shape_set() if mode == "check" else contextlib.nullcontext()
+        with messages.hints_at(config.hint_level(mode)), shapes:
+            outcomes = run_checks(assignment, Submission(transport), seed, {function})
+            result = SubmissionResult(name=function, path="", assignment=assignment, seed=seed,
+                                      checks=score_outcomes(outcomes, assignment, config))
+    return check_cell.show(result, render(result))
 
 
 @contextlib.contextmanager

@@ -1,12 +1,14 @@
 """The pytest plugin that binds an assignment's suite to one submission.
 
-It provides the `submission` and `rng` fixtures, keeps only the checks of
+It provides the `submission`, `rng` and `sizes` fixtures, keeps only the checks of
 the requested functions, and records each check's outcome with the feedback
 a student should read (not a traceback).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import zlib
 
@@ -15,6 +17,28 @@ import pytest
 
 from autograder import messages
 from autograder.submission import Submission
+
+# Hidden sizes come from one of this many generators per check, chosen by the seed: values
+# are new with every seed, shapes repeat, so a new seed reuses the programs JAX compiled
+# for an earlier one (JAX compiles per shape and dtype, never per value). A student's
+# `check` uses one of them only (`one_shape_set`): every check after the first is fast.
+SHAPE_SETS = 3
+_shape_sets: contextvars.ContextVar[int] = contextvars.ContextVar("autograder_shape_sets", default=SHAPE_SETS)
+
+
+def sizes_for(seed: int, name: str) -> np.random.Generator:
+    """The generator of the sizes named `name` under `seed`: one of SHAPE_SETS, hidden like the seed."""
+    return np.random.default_rng([seed % _shape_sets.get(), zlib.crc32(f"{name}.sizes".encode())])
+
+
+@contextlib.contextmanager
+def one_shape_set():
+    """Inside the block, sizes come from one set whatever the seed (a student's checks; values stay random)."""
+    token = _shape_sets.set(1)
+    try:
+        yield
+    finally:
+        _shape_sets.reset(token)
 
 
 def graded(function: str, prop: str):
@@ -56,6 +80,15 @@ class GradingPlugin:
     def rng(self, request) -> np.random.Generator:
         """Hidden inputs: a generator seeded by the run's seed and the test's name."""
         return np.random.default_rng([self._seed, zlib.crc32(request.node.name.encode())])
+
+    @pytest.fixture
+    def sizes(self, request) -> np.random.Generator:
+        """Hidden shapes and other compile-time sizes: from a small fixed set (see SHAPE_SETS).
+
+        Every check of one function starts from the same generator, so their
+        first draws agree and the checks share shapes (and compiled programs).
+        """
+        return sizes_for(self._seed, request.node.get_closest_marker("graded").kwargs["function"])
 
     @pytest.fixture
     def seed(self) -> int:

@@ -145,7 +145,7 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
         record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root), seed)
         recorded.write(data_dir, assignment, record, arrays)
     recorded.write_index(data_dir, {
-        "format": recorded.FORMAT, "seed": seed,
+        "format": recorded.FORMAT, "seed": seed, "hints": config.hint_level("check"),
         "assignments": {a: config.points[a] for a in names},
         "limits": {"submission_seconds": config.limits.submission_seconds, "load_seconds": config.limits.load_seconds,
                    "call_seconds": config.limits.call_seconds},

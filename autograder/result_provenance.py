@@ -2,7 +2,7 @@
 
 A result records the submission's content digest and the grading settings
 (kit version, the suite's own source, the seed, the points, the limits, the
-sandbox mode). `--resume` reuses a finished result only when all of these
+sandbox mode, the hint level). `--resume` reuses a finished result only when all of these
 and the student are the same as now.
 """
 
@@ -13,6 +13,7 @@ import importlib.metadata
 import json
 from pathlib import Path
 
+from autograder import messages
 from autograder.grading_config import GradingConfig
 
 SUITES = Path(__file__).resolve().parent / "suites"
@@ -49,6 +50,7 @@ def grading_settings(config: GradingConfig, seed: int, assignment: str | None, s
         "points": hashlib.sha256(points.encode()).hexdigest()[:16],
         "limits": [config.limits.submission_seconds, config.limits.load_seconds, config.limits.call_seconds],
         "sandbox": sandbox,
+        "hints": messages.hint_level_override() or config.hint_level("grade"),
     }
 
 

@@ -212,7 +212,6 @@ class Submission:
     def _exported(self, function: str, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
                   static_argnames: Sequence[str], call: str):
         """The student's function lowered by jax.export in their process, loaded and checked here."""
-        from autograder.jaxcheck import exported_program
 
         header = {"op": "export", "function": function,
                   "static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}
@@ -414,12 +413,25 @@ def _error_feedback(error: dict, call: str, function: str, raised_template: str 
         return messages.text("call.not_implemented", function=function)
     first = message.splitlines()[0] if message else ""
     feedback = messages.text(raised_template, call=call, error_type=error.get("type"), error=first, **(fields or {}))
-    if error.get("where"):
-        feedback += f" [{error['where']}]"
+    location = _location(error.get("where"))
+    if location:
+        feedback += f" {location}"
     hint = hint_for(type_names, message)
     if hint:
         feedback += "\n" + messages.text("call.hint", hint=hint)
     return feedback
+
+
+def _location(where: object) -> str | None:
+    """"(in `step`, line 4 of its cell)" from the child's report of where an error was raised, if it is well-formed."""
+    if not isinstance(where, dict):
+        return None
+    function, line = where.get("function"), where.get("line")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        return None
+    if isinstance(function, str) and function.isidentifier() and len(function) <= 80:
+        return messages.text("call.location", function=function, line=line)
+    return messages.text("call.location_top_level", line=line)
 
 
 def _transport_feedback(failure: TransportFailure, call: str, transport: Transport) -> str:

@@ -162,7 +162,7 @@ def readable_cell(number: int, source: str) -> ReadableCell:
         return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
                                                  reason="IPython changes its lines in a way grading cannot follow"),))
     kept, notes = [], []
-    for before, after in zip(original, converted):
+    for before, after in zip(original, converted, strict=False):  # IPython may add or drop lines
         if before != after and "get_ipython()" in after:
             notes.append(messages.text("load.magic_skipped", cell=number, line=before.strip()))
             # `pass` keeps an indented block that held only a magic valid.
@@ -199,7 +199,8 @@ def strip_ipython_lines(source: str) -> tuple[str, list[str]]:
     readable = readable_cell(0, source)
     if readable.source is None:
         return source, []
-    skipped = [line for line, kept in zip(source.splitlines(), readable.source.splitlines()) if line != kept]
+    skipped = [line for line, kept in zip(source.splitlines(), readable.source.splitlines(), strict=False)
+               if line != kept]
     return readable.source, [line.strip() for line in skipped]
 
 

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps({
         "assignment": args.assignment, "requests": len(requests), "repeats": args.repeats,
         "cells_seconds": statistics.median(cells), "graded_calls_seconds": statistics.median(calls),
-        "floor_seconds": statistics.median(c + g for c, g in zip(cells, calls)),
+        "floor_seconds": statistics.median(c + g for c, g in zip(cells, calls, strict=True)),
     }))
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-
 # The targets of the benchmark, on a 2-core machine.
 THROUGHPUT_RATIO = 10.0  # autograder grade / nbgrader autograde, at least
 FLOOR_RATIO = 2.0  # a full solution's wall time / the floor, at most
-CHECK_SECONDS = 2.0  # autograder check on a full solution, cold or warm, under
+# A student's waits on a full solution notebook, at most: `autograder check` in a new process with an
+# empty compilation cache (cold) and with a new seed after that; one check cell re-run in a running kernel.
+CHECK_COLD_SECONDS = 2.0
+CHECK_NEW_SEED_SECONDS = 1.5
+CHECK_CELL_SECONDS = 0.5
 WORKER_MIB = 1024.0  # peak resident memory of any grading process, under
 
 
@@ -82,8 +85,10 @@ def table(summary: dict) -> str:
     memory = summary["memory_peak_mib"]
     lines += ["", "peak memory (MiB): " + ", ".join(f"{k.removesuffix('_peak_rss_mb')} {v:.0f}" for k, v in memory.items())]
     if summary["check_seconds"]:
-        lines.append("autograder check, full solution (s, cold / warm): " + ", ".join(
-            f"{a[:2]} {t['cold_seconds']:.2f} / {t['warm_seconds']:.2f}" for a, t in summary["check_seconds"].items()))
+        lines += ["", f"{'checks (s)':<22}{'cold':>7}{'new seed':>10}{'check cell':>12}"]
+        for assignment, t in summary["check_seconds"].items():
+            lines.append(f"{assignment:<22}{t['cold_seconds']:>7.2f}{t['new_seed_seconds']:>10.2f}"
+                         f"{t['check_cell_seconds']:>12.2f}")
     small = summary.get("small_batch")
     if small:
         lines.append(f"small batch, {small['submissions']} full solutions of {small['assignment']}: autograder "
@@ -125,10 +130,14 @@ def _targets(summary: dict) -> list[dict]:
     if worst is not None:
         targets.append({"what": f"full solution's wall time <= {FLOOR_RATIO:g}x the floor", "met": worst <= FLOOR_RATIO,
                         "measured": f"worst {worst:.2f}x"})
-    checks = [max(t["cold_seconds"], t["warm_seconds"]) for t in summary["check_seconds"].values()]
-    if checks:
-        targets.append({"what": f"autograder check < {CHECK_SECONDS:g} s", "met": max(checks) < CHECK_SECONDS,
-                        "measured": f"slowest {max(checks):.2f} s"})
+    for key, limit, what in (("cold_seconds", CHECK_COLD_SECONDS, "autograder check, cold"),
+                             ("new_seed_seconds", CHECK_NEW_SEED_SECONDS, "autograder check, new seed"),
+                             ("check_cell_seconds", CHECK_CELL_SECONDS, "a check cell in a running kernel, new seed")):
+        measured = {a: t[key] for a, t in summary["check_seconds"].items()}
+        if measured:
+            slowest = max(measured, key=measured.get)
+            targets.append({"what": f"{what} <= {limit:g} s", "met": measured[slowest] <= limit,
+                            "measured": f"slowest {measured[slowest]:.2f} s ({slowest})"})
     small = summary.get("small_batch")
     if small and small["ratio"] is not None:
         targets.append({"what": f"small batch >= {THROUGHPUT_RATIO:g}x nbgrader autograde", "met": small["ratio"] >= THROUGHPUT_RATIO,

@@ -7,7 +7,7 @@ A pipeline of named steps, run on this machine in one go:
 2. measure the floor of each assignment (benchmarks/floor.py);
 3. grade them all with `autograder grade --jobs J`;
 4. grade the same notebooks with real `nbgrader autograde` (unless --skip-nbgrader);
-5. time `autograder check` on each full solution notebook, cold and warm;
+5. time a student's checks: `autograder check` cold and with a new seed, and a check cell in a running kernel;
 6. a small batch: 16 full solutions of one assignment, with both graders;
 7. the OS sandbox's cost per child (benchmarks/isolation.py);
    and what progress reporting costs per submission (benchmarks/progress_cost.py);
@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
+import check_latency  # noqa: E402  (benchmarks/check_latency.py)
 import report  # noqa: E402  (benchmarks/report.py)
 import submissions  # noqa: E402
 from nbgrader_course import Course, check_kit_config  # noqa: E402
@@ -149,22 +150,21 @@ def grade_with_nbgrader(run: Run) -> None:
 
 
 def time_check(run: Run) -> None:
-    """`autograder check` on each full solution notebook, twice: cold (first run, empty compilation
-    cache) and warm (right after, the same seed)."""
+    """A student's three waits per assignment (benchmarks/check_latency.py): `autograder check` cold,
+    then with a new seed, and a check cell run again with a new seed in a running kernel."""
+    from autograder import grading_config
+
     command = _autograder_command()
     env = dict(os.environ, AUTOGRADER_JAX_CACHE=str(run.work / "check-cache"))
+    config = grading_config.load()
     timings = {}
     for assignment in run.assignments:
         notebook = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
-        runs = []
-        for _ in ("cold", "warm"):
-            started = time.perf_counter()
-            completed = subprocess.run([*command, "check", str(notebook), "--seed", str(run.args.seed)],
-                                       capture_output=True, text=True, cwd=ROOT, env=env)
-            runs.append(time.perf_counter() - started)
-            if completed.returncode != 0:
-                raise RuntimeError(f"autograder check {notebook} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
-        timings[assignment] = {"cold_seconds": runs[0], "warm_seconds": runs[1]}
+        cold = check_latency.check_command_seconds(command, notebook, run.args.seed, env, ROOT)
+        new_seed = check_latency.check_command_seconds(command, notebook, run.args.seed + 1, env, ROOT)
+        cells = check_latency.check_cell_seconds(notebook, config.functions(assignment), run.args.seed + 2)
+        timings[assignment] = {"cold_seconds": cold, "new_seed_seconds": new_seed,
+                               "check_cell_seconds": max(cells.values()), "check_cell_per_exercise": cells}
     run.results["check"] = timings
 
 

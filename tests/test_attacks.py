@@ -30,7 +30,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from conftest import REPO
 
 ATTACKS = REPO / "tests" / "attacks"

@@ -27,7 +27,10 @@ def test_benchmark_smoke_run(tmp_path):
     assert throughput["autograder_per_second"] > 0 and throughput["nbgrader_per_second"] > 0
     floor = summary["per_submission"]["per_assignment"]["02_where"]
     assert floor["floor_seconds"] > 0 and floor["full_median_seconds"] > 0
-    assert set(summary["check_seconds"]["02_where"]) == {"cold_seconds", "warm_seconds"}
+    check = summary["check_seconds"]["02_where"]
+    assert check["cold_seconds"] > 0 and check["new_seed_seconds"] > 0 and check["check_cell_seconds"] > 0
+    assert set(check["check_cell_per_exercise"]) == {"sum_of_positive_numbers", "selu", "masked_mean", "safe_log"}
+    assert "a check cell in a running kernel" in completed.stdout
     assert summary["memory_peak_mib"]["sandbox_peak_rss_mb"] > 0
     assert {t["what"].split(" ")[0] for t in summary["targets"]} >= {"throughput", "autograder", "every"}
     graded = summary["raw"]["autograder"]["submissions"]

@@ -1,13 +1,20 @@
-"""Check cells in a real Jupyter kernel: a table on stdout, the points earned as the cell's value, nothing on stderr."""
+"""Check cells in a real Jupyter kernel.
+
+Under nbgrader (NBGRADER_EXECUTION set, as nbgrader sets it for the
+kernel): the text table on stdout and the points earned as the cell's
+value, which nbgrader reads as partial credit. In a student's kernel: an
+HTML table (with the text table as its plain-text form) and no value, so no
+stray `Out[...]` follows. Nothing on stderr either way.
+"""
 
 from __future__ import annotations
 
 import nbformat
 import pytest
+from conftest import REPO
 from nbclient import NotebookClient
 
 from autograder import grading_config
-from conftest import REPO
 
 ASSIGNMENTS = grading_config.load().assignments
 
@@ -30,7 +37,8 @@ def _value(cell):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_solution_check_cells_award_full_points_quietly(assignment):
+def test_solution_check_cells_award_full_points_quietly_under_nbgrader(assignment, monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # the kernel inherits it, as under nbgrader
     notebook = _executed(REPO / "solutions" / assignment / f"{assignment}.ipynb")
     for cell in _check_cells(notebook):
         assert _value(cell) == cell.metadata.nbgrader.points
@@ -39,9 +47,12 @@ def test_solution_check_cells_award_full_points_quietly(assignment):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_stub_check_cells_award_zero_and_say_not_implemented(assignment):
+def test_stub_check_cells_show_a_table_saying_not_implemented_and_no_value(assignment, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     notebook = _executed(REPO / "assignments" / assignment / f"{assignment}.ipynb")
     for cell in _check_cells(notebook):
-        assert _value(cell) == 0
-        printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-        assert "not implemented yet" in printed
+        assert not [o for o in cell.outputs if o.output_type in ("execute_result", "error")], cell.outputs
+        (shown,) = [o for o in cell.outputs if o.output_type == "display_data"]
+        assert "<table" in shown["data"]["text/html"] and "not implemented yet" in shown["data"]["text/html"]
+        assert "not implemented yet" in shown["data"]["text/plain"]
+        assert "0/" in shown["data"]["text/plain"] and "✗" in shown["data"]["text/plain"]

@@ -11,9 +11,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO, run_cli
 
 from autograder.batch import discover
-from conftest import REPO, run_cli
 
 ASSIGNMENT = "02_where"
 FULL = 17

@@ -20,11 +20,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO, run_cli
 
 from autograder import grading_config, messages
 from autograder.reports import class_report, gradescope_json
 from autograder.reports.out_dir import OutDir
-from conftest import REPO, run_cli
 
 A1, A2 = "01_immutable_updates", "02_where"
 LOAD_SECONDS = 8

@@ -1,11 +1,19 @@
-"""Every mistake loses exactly its points; every correct alternative scores full marks."""
+"""Every mistake loses exactly its points; every correct alternative scores full marks.
+
+A mistake's feedback, at the default hint level, names its JAX idea (the
+case's `feedback`) and quotes no line of a reference solution.
+"""
 
 from __future__ import annotations
 
 import pytest
-
-from autograder.grading import grade_submission
 from corpus_cases import corrects, mistakes
+from solution_lines import secret_lines
+
+from autograder import messages
+from autograder.grading import grade_submission
+
+SOLUTION_CODE = secret_lines(expressions=True)
 
 
 @pytest.mark.parametrize("case", mistakes(), ids=lambda c: c.id)
@@ -19,10 +27,14 @@ def test_mistake_fails_exactly_its_checks(case, config, seed):
         + "\n".join(f"{c.name}: {c.feedback}" for c in result.checks if not c.passed))
     expected_loss = sum(config.points_for(case.assignment, case.function, p) for p in case.fails)
     assert result.max_score - result.score == expected_loss
+    assert case.feedback, f"{case.id}: cases.toml must name the JAX idea its feedback teaches"
+    pointer = messages.text("call.said_above")  # a hint already given for this function is not repeated
     for check in result.checks:
         if not check.passed:
-            assert case.feedback in check.feedback, (
+            assert case.feedback in check.feedback or pointer in check.feedback, (
                 f"{case.id}: feedback of {check.name!r} should mention {case.feedback!r}:\n{check.feedback}")
+            quoted = [line for line in SOLUTION_CODE if line in check.feedback]
+            assert not quoted, f"{case.id}: the default feedback of {check.name!r} quotes the solution: {quoted}"
 
 
 @pytest.mark.parametrize("case", corrects(), ids=lambda c: c.id)

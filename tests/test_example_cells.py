@@ -7,12 +7,12 @@ import re
 
 import nbformat
 import pytest
+from conftest import REPO
 
 from autograder import grading_config
 from autograder.example_cells import ReleasedCells, cell_names, cells_to_skip, released_cells
 from autograder.grading import grade_submission
 from autograder.submission_source import CodeCell, read
-from conftest import REPO
 
 ASSIGNMENTS = grading_config.load().assignments
 

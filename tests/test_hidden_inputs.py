@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import REPO
 
 from autograder.grading import grade_submission
-from conftest import REPO
 
 HARDCODED = REPO / "tests" / "corpus" / "hardcoded"
 MISTAKE = REPO / "tests" / "corpus" / "01_immutable_updates" / "mistakes" / "histogram_set_one.py"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from jax import lax
 
+from autograder import messages
 from autograder.executor import describe_exception
 from autograder.jaxcheck import jaxpr_walk
 from autograder.jaxcheck.hints import hint_for
@@ -44,27 +45,50 @@ def _immutable():
     x[0] = 2.0
 
 
+# (the error, what raises it, what its hint says at each level: idea, api, recipe).
 ERRORS = [
-    ("TracerBoolConversionError", lambda: jax.make_jaxpr(_python_if)(1.0), "lax.cond"),
-    ("NonConcreteBooleanIndexError", lambda: jax.make_jaxpr(lambda x: x[x > 0].sum())(jnp.ones(3)), "jnp.where"),
-    ("TracerIntegerConversionError", lambda: jax.make_jaxpr(lambda x, n: x * len(range(n)))(1.0, 3), "static_argnums"),
-    ("ConcretizationTypeError", lambda: jax.make_jaxpr(lambda n: jnp.arange(n))(3), "lax.fori_loop"),
-    ("TracerArrayConversionError", lambda: jax.make_jaxpr(lambda x: np.array(x))(jnp.ones(2)), "jax.numpy"),
-    ("TypeError", _immutable, "x.at[i].set(v)"),
-    ("KeyReuseError", _reuse_key, "jax.random.split"),
-    ("UnexpectedTracerError", _use_escaped, "escaped"),
-    ("ValueError", lambda: jax.jit(lambda x, n: x, static_argnums=1)(1.0, jnp.ones(2)), "hashable"),
+    ("TracerBoolConversionError", lambda: jax.make_jaxpr(_python_if)(1.0),
+     ("JAX's own control flow", "`jax.lax.cond`", "`lax.cond`")),
+    ("NonConcreteBooleanIndexError", lambda: jax.make_jaxpr(lambda x: x[x > 0].sum())(jnp.ones(3)),
+     ("select elementwise", "`jax.numpy.where`", "jnp.where(mask, x, 0)")),
+    ("TracerIntegerConversionError", lambda: jax.make_jaxpr(lambda x, n: x * len(range(n)))(1.0, 3),
+     ("Make that argument static", "static_argnums", "`static_argnums`/`static_argnames`")),
+    ("ConcretizationTypeError", lambda: jax.make_jaxpr(lambda n: jnp.arange(n))(3),
+     ("loop with JAX's loops", "`jax.lax.fori_loop`", "`lax.fori_loop` / `lax.while_loop`")),
+    ("TracerArrayConversionError", lambda: jax.make_jaxpr(lambda x: np.array(x))(jnp.ones(2)),
+     ("stay in `jax.numpy`", "`jax.numpy.ndarray.at`", "x.at[idx].set(value)")),
+    ("TypeError", _immutable, ("functional update", "`jax.numpy.ndarray.at`", "x.at[i].set(v)")),
+    ("KeyReuseError", _reuse_key, ("split the key", "`jax.random.split`", "jax.random.split(key)")),
+    ("UnexpectedTracerError", _use_escaped, ("escaped", "escaped", "escaped")),
+    ("ValueError", lambda: jax.jit(lambda x, n: x, static_argnums=1)(1.0, jnp.ones(2)),
+     ("hashable", "hashable", "hashable")),
 ]
 
 
-@pytest.mark.parametrize("expected_type, trigger, fix", ERRORS, ids=[e[0] for e in ERRORS])
-def test_jax_error_maps_to_a_hint_naming_the_fix(expected_type, trigger, fix):
+def _hints_at_every_level(error: BaseException) -> dict[str, str | None]:
+    described = describe_exception(error)
+    hints = {}
+    for level in messages.HINT_LEVELS:
+        with messages.hints_at(level):
+            hints[level] = hint_for(described["mro"], described["message"])
+    return hints
+
+
+def _assert_levels(hints: dict[str, str | None], said: tuple[str, str, str]) -> None:
+    """Each level says its own part; only the recipe shows the recipe's code."""
+    for level, expected in zip(messages.HINT_LEVELS, said, strict=True):
+        assert hints[level] is not None and expected in hints[level], (level, hints[level])
+    recipe_code = said[2]
+    if recipe_code not in said[:2]:
+        assert recipe_code not in hints["idea"] and recipe_code not in hints["api"], hints
+
+
+@pytest.mark.parametrize("expected_type, trigger, said", ERRORS, ids=[e[0] for e in ERRORS])
+def test_jax_error_maps_to_a_hint_at_every_level(expected_type, trigger, said):
     with pytest.raises(Exception) as caught:
         trigger()
-    described = describe_exception(caught.value)
-    assert expected_type in described["mro"]
-    hint = hint_for(described["mro"], described["message"])
-    assert hint is not None and fix in hint, hint
+    assert expected_type in describe_exception(caught.value)["mro"]
+    _assert_levels(_hints_at_every_level(caught.value), said)
 
 
 def test_trace_count_on_a_students_own_jit_object():
@@ -163,25 +187,24 @@ def _scan_with_tuple_carry_returned():
 
 VMAP_AND_CARRY_ERRORS = [
     ("params mapped with the batch", lambda: jax.vmap(_predict)({"w": jnp.ones((3, 2)), "b": jnp.ones(2)}, jnp.ones((5, 3))),
-     "in_axes=(None, 0)"),
+     ("must not be mapped", "`jax.vmap(in_axes=...)`", "in_axes=(None, 0)")),
     ("0-d params leaf mapped", lambda: jax.vmap(_predict)({"w": jnp.ones(3), "b": jnp.float32(0)}, jnp.ones((5, 3))),
-     "in_axes=(None, 0)"),
+     ("must not be mapped", "`jax.vmap(in_axes=...)`", "in_axes=(None, 0)")),
     ("in_axes dict for a list", lambda: jax.vmap(lambda p, x: x, in_axes=({"w": None}, 0))([jnp.ones(2)], jnp.ones(3)),
-     "None covers a whole pytree"),
-    ("scan carry dtype", _scan_with_int_carry, "jnp.zeros((), x.dtype)"),
-    ("scan carry structure", _scan_with_tuple_carry_returned, "structure, shapes and dtypes"),
+     ("must match its structure", "`jax.vmap(in_axes=...)`", "None covers a whole pytree")),
+    ("scan carry dtype", _scan_with_int_carry, ("must keep its type", "`jax.lax.scan`", "jnp.zeros((), x.dtype)")),
+    ("scan carry structure", _scan_with_tuple_carry_returned,
+     ("structure, shapes and dtypes", "structure, shapes and dtypes", "structure, shapes and dtypes")),
     ("while_loop carry dtype", lambda: lax.while_loop(lambda n: n < 3, lambda n: n + 1.5, jnp.int32(0)),
-     "initial carry"),
+     ("initial carry", "initial carry", "initial carry")),
 ]
 
 
-@pytest.mark.parametrize("trigger, fix", [e[1:] for e in VMAP_AND_CARRY_ERRORS], ids=[e[0] for e in VMAP_AND_CARRY_ERRORS])
-def test_vmap_and_carry_errors_map_to_a_hint_naming_the_fix(trigger, fix):
+@pytest.mark.parametrize("trigger, said", [e[1:] for e in VMAP_AND_CARRY_ERRORS], ids=[e[0] for e in VMAP_AND_CARRY_ERRORS])
+def test_vmap_and_carry_errors_map_to_a_hint_at_every_level(trigger, said):
     with pytest.raises((ValueError, TypeError)) as caught:
         trigger()
-    described = describe_exception(caught.value)
-    hint = hint_for(described["mro"], described["message"])
-    assert hint is not None and fix in hint, (described["message"], hint)
+    _assert_levels(_hints_at_every_level(caught.value), said)
 
 
 REMOVED_APIS = [
@@ -196,6 +219,5 @@ REMOVED_APIS = [
 def test_apis_from_older_tutorials_get_a_hint_naming_the_current_api(trigger, fix):
     with pytest.raises((AttributeError, ValueError, TypeError)) as caught:
         trigger()
-    described = describe_exception(caught.value)
-    hint = hint_for(described["mro"], described["message"])
-    assert hint is not None and fix in hint, (described["message"], hint)
+    for level, hint in _hints_at_every_level(caught.value).items():
+        assert hint is not None and fix in hint, (level, hint)

@@ -9,7 +9,6 @@ import tokenize
 
 import nbformat
 import pytest
-
 from conftest import REPO
 
 KOREAN = sorted(p.parent.name for p in (REPO / "solutions" / "ko").glob("*/*.ipynb"))

@@ -14,9 +14,9 @@ import json
 
 import nbformat
 import pytest
+from conftest import REPO
 
 from autograder import grading_config, release
-from conftest import REPO
 
 CONFIG = grading_config.load()
 ASSIGNMENTS = CONFIG.assignments

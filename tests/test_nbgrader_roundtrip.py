@@ -44,12 +44,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import REPO, SEED
 from nbgrader.api import Gradebook
 
 from autograder import grading_config
 from autograder.nbgrader_preprocessors import KERNEL_DIED, KERNEL_STUCK, NOT_RUN
 from autograder.release import nbgrader_environment
-from conftest import REPO, SEED
 
 ASSIGNMENT = "01_immutable_updates"
 CONFIG = grading_config.load()

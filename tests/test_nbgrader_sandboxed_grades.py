@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import REPO, SEED
 from nbgrader.api import Gradebook
 from nbgrader.utils import determine_grade
 
@@ -42,7 +43,6 @@ from autograder.nbgrader_sandboxed_grades import (
 from autograder.release import nbgrader_environment
 from autograder.results import CheckResult, SubmissionResult
 from autograder.sandbox import os_isolation
-from conftest import REPO, SEED
 
 ASSIGNMENT = "02_where"
 CONFIG = grading_config.load()

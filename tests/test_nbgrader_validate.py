@@ -10,10 +10,10 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO, SEED
 
 from autograder import grading_config
 from autograder.release import nbgrader_environment
-from conftest import REPO, SEED
 
 CONFIG = grading_config.load()
 ASSIGNMENTS = CONFIG.assignments

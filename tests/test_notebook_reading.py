@@ -6,10 +6,10 @@ import json
 
 import nbformat
 import pytest
+from conftest import REPO, run_cli
 
 from autograder.cell_execution import execute_cells
 from autograder.submission_source import read, readable_cell
-from conftest import REPO, run_cli
 
 CONTINUATION = "def remainder(a, b):\n    return (a\n% b)\n\ndef differs(a, b):\n    return [a\n!= b]\n"
 

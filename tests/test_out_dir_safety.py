@@ -24,12 +24,12 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from conftest import REPO, run_cli
 
 from autograder import batch
 from autograder.batch import discover
 from autograder.reports import gradescope_json
 from autograder.reports.out_dir import MAX_NAME_BYTES, OutDir, OutDirError, safe_component
-from conftest import REPO, run_cli
 
 ASSIGNMENT = "01_immutable_updates"
 PY_SOLUTION = (REPO / "tests" / "test_batch_grading.py").read_text().split("PY_SOLUTION_01 = '''")[1].split("'''")[0]

@@ -11,14 +11,14 @@ import hashlib
 import json
 
 import pytest
+from conftest import REPO
 
 from autograder import grading_config
 from autograder.batch import grade_batch
 from autograder.grading import grade_submission
 from autograder.sandbox import shared_programs
-from autograder.submission_source import read
 from autograder.sandbox.shared_programs import CACHE_DIRECTORY, SharedPrograms, defined_names, is_library_program
-from conftest import REPO
+from autograder.submission_source import read
 
 ASSIGNMENT = "02_where"
 SOLUTION = REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

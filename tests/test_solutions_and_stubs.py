@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from autograder import messages
-from autograder.grading import grade_submission
 from conftest import REPO
-from autograder import grading_config
+
+from autograder import grading_config, messages
+from autograder.grading import grade_submission
 
 ASSIGNMENTS = grading_config.load().assignments
 BACKENDS = ["inprocess", "sandbox"]

@@ -12,7 +12,6 @@ the venv with another interpreter.
 from __future__ import annotations
 
 import ast
-import glob
 import io
 import json
 import os
@@ -27,6 +26,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from solution_lines import secret_lines
 
 from autograder import grading_config, release
 from autograder.inprocess import InProcessTransport, load_namespace
@@ -36,8 +36,6 @@ from autograder.submission_source import read
 
 ROOT = Path(__file__).resolve().parent.parent
 HANGUL = re.compile("[\uac00-\ud7a3]")
-# A solution line shorter than this is generic Python (`return x`, `h = x`, `})`, `@jax.jit`).
-MIN_SECRET_LINE = 12
 
 
 @pytest.fixture(scope="module")
@@ -69,35 +67,6 @@ def _student_notebooks(dist: Path) -> list[Path]:
 
 
 # --- no answer key -----------------------------------------------------------------
-
-def secret_lines() -> set[str]:
-    """The lines of every reference solution that a student must not be able to read anywhere.
-
-    A line between `### BEGIN SOLUTION` and `### END SOLUTION` in any
-    solutions/**/*.ipynb, stripped, counts unless it is blank or a comment,
-    shorter than MIN_SECRET_LINE characters (generic Python, found in any
-    code), or public: found in what the source notebooks show students
-    outside their solution regions (prose, docstrings, setup and demo cells),
-    which the authors publish on purpose.
-    """
-    lines, public = set(), []
-    for path in sorted(glob.glob(str(ROOT / "solutions" / "**" / "*.ipynb"), recursive=True)):
-        for cell in nbformat.read(path, as_version=4).cells:
-            inside = False
-            for line in cell.source.splitlines():
-                stripped = line.strip()
-                if "### BEGIN SOLUTION" in stripped:
-                    inside = True
-                elif "### END SOLUTION" in stripped:
-                    inside = False
-                elif inside:
-                    lines.add(stripped)
-                else:
-                    public.append(line)
-    shown = "\n".join(public)
-    return {line for line in lines
-            if len(line) >= MIN_SECRET_LINE and not line.startswith("#") and line not in shown}
-
 
 def _texts(name: str, content: bytes) -> list[tuple[str, str]]:
     """The text of a file of the distribution, as written and as its strings read (unescaped); archives member by member."""
@@ -284,10 +253,13 @@ def _check_cells(notebook) -> list[tuple[str, float, float, str]]:
         if not (meta.get("grade") and str(meta.get("grade_id", "")).startswith("check_")):
             continue
         printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        # In a student's kernel the table is displayed (HTML with a text form) and the cell has no value.
+        shown = "".join(o.data.get("text/plain", "") for o in cell.outputs if o.output_type == "display_data")
         results = [o for o in cell.outputs if o.output_type == "execute_result"]
         errors = [f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"]
-        score = float(results[0].data["text/plain"]) if results else float("nan")
-        found.append((meta["grade_id"], float(meta["points"]), score, printed + "".join(errors)))
+        totals = re.findall(r"([0-9.]+) / [0-9.]+\s*$", shown, flags=re.M)
+        score = float(results[0].data["text/plain"]) if results else float(totals[-1]) if totals else float("nan")
+        found.append((meta["grade_id"], float(meta["points"]), score, printed + shown + "".join(errors)))
     return found
 
 

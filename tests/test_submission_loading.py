@@ -114,7 +114,7 @@ def test_exception_in_a_function_names_the_call_and_the_cell(tmp_path, backend, 
     path.write_text("def selu(x, alpha=1.67, lmbda=1.05):\n    raise RuntimeError('boom')\n")
     result = grade_submission(path, config, seed=seed, backend=backend, assignment="02_where", functions={"selu"})
     assert result.score == 0
-    assert all("RuntimeError: boom" in c.feedback and "cell 1, line 2" in c.feedback for c in result.checks)
+    assert all("RuntimeError: boom" in c.feedback and "(in `selu`, line 2 of its cell)" in c.feedback for c in result.checks)
 
 
 @pytest.mark.parametrize("backend", ["inprocess", "sandbox"])

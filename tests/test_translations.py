@@ -7,9 +7,9 @@ import string
 
 import polib
 import pytest
+from conftest import REPO, run_cli
 
 from autograder import messages
-from conftest import REPO, run_cli
 
 LANGUAGES = [language for language in messages.LANGUAGES if language != "en"]
 HANGUL = re.compile(r"[가-힣]")

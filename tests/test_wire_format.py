@@ -96,8 +96,8 @@ def test_a_value_with_more_arrays_than_the_cap_is_refused_with_the_fix():
 @pytest.mark.parametrize("backend", ["inprocess", "sandbox"])
 def test_a_list_of_hundreds_of_arrays_crosses_on_both_backends(backend, tmp_path):
     """fit returning 500 per-step losses as a list once failed in the sandbox only ("malformed data")."""
-    from autograder.inprocess import InProcessTransport, load_namespace
     from autograder.grading_config import Limits
+    from autograder.inprocess import InProcessTransport, load_namespace
     from autograder.sandbox.parent import SandboxTransport
     from autograder.submission import Submission
     from autograder.submission_source import read

@@ -22,6 +22,10 @@ TOLERANCES = {
 }
 
 
+# Entries shown around the first difference of an array (they fit on one line).
+EXCERPT = 6
+
+
 def describe_structure(tree: Any) -> str:
     """`dict(b, w)`, `tuple(array, dict(predictions, residuals))`...: for feedback."""
     if isinstance(tree, dict):
@@ -125,8 +129,40 @@ def _assert_leaf_close(actual: Any, expected: Any, *, call: str, rtol, atol, che
     first = tuple(int(i) for i in wrong[0])
     with np.errstate(invalid="ignore"):
         diff = np.abs(g - w)
-    raise AssertionError(messages.text(
+    feedback = messages.text(
         "check.wrong_values", call=call, count=len(wrong), size=close.size,
         max_diff=float(np.nanmax(np.where(close, 0, diff))) if np.isfinite(diff[~close]).any() else float("nan"),
         rtol=rtol, atol=atol, index=first if first else "()",
-        got=got[first].item() if first else got.item(), expected=want[first].item() if first else want.item()))
+        got=_number(got[first].item() if first else got.item()),
+        expected=_number(want[first].item() if first else want.item()))
+    if got.ndim:
+        feedback += "\n" + _excerpt(got, want, close, first)
+    raise AssertionError(feedback)
+
+
+def _number(value: Any) -> str:
+    """A value as a student reads it: 7 significant digits, no float noise (0.4446918, not 0.4446917772293091)."""
+    if isinstance(value, bool) or isinstance(value, (int, np.integer)):
+        return str(value)
+    if isinstance(value, complex):
+        return f"{value:.7g}"
+    return f"{float(value):.7g}"
+
+
+def _excerpt(got: np.ndarray, want: np.ndarray, close: np.ndarray, first: tuple[int, ...]) -> str:
+    """EXCERPT entries of the row holding the first difference, got above expected, differing ones starred."""
+    row = first[:-1]
+    start = max(0, min(first[-1] - 1, got.shape[-1] - EXCERPT))
+    stop = min(got.shape[-1], start + EXCERPT)
+    cells = []
+    for column in range(start, stop):
+        at = (*row, column)
+        mark = "" if close[at] else "*"
+        cells.append((f"{mark}{_number(got[at].item())}", f"{mark}{_number(want[at].item())}"))
+    width = max(len(text) for pair in cells for text in pair)
+    more_before, more_after = ("… " if start else ""), (" …" if stop < got.shape[-1] else "")
+    span = ", ".join([*(str(i) for i in row), f"{start}:{stop}"])
+    got_row = " ".join(g.rjust(width) for g, _ in cells)
+    want_row = " ".join(w.rjust(width) for _, w in cells)
+    return messages.text("check.values_excerpt", span=f"[{span}]",
+                         got=f"[{more_before}{got_row}{more_after}]", expected=f"[{more_before}{want_row}{more_after}]")

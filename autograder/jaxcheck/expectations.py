@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from autograder import messages
+from autograder.jaxcheck.retrace_explanations import explain
 from autograder.submission import JaxprFacts, TraceReport
 
 
@@ -36,13 +37,12 @@ def assert_not_unrolled(small: JaxprFacts, large: JaxprFacts, *, function: str, 
 
 
 def assert_trace_count(report: TraceReport, expected: int, *, call_sequence: str, fix: str = "") -> None:
-    """Exactly `expected` traces; on failure, the `fix` and, for extra traces, JAX's cache-miss explanations."""
+    """Exactly `expected` traces; on failure, the `fix` and, for extra traces, why JAX traced again."""
     if report.traces == expected:
         return
     feedback = messages.text("check.trace_count", call_sequence=call_sequence, actual=report.traces, expected=expected)
     if fix:
         feedback += " " + fix
-    if report.explanations and report.traces > expected:
-        explanations = "\n".join(e.strip() for e in report.explanations)
-        feedback += "\n" + messages.text("check.cache_misses", explanations=explanations)
+    if report.traces > expected and (explained := explain(report.explanations)):
+        feedback += "\n" + explained
     raise AssertionError(feedback)

@@ -676,7 +676,7 @@ def _pass_rates_png(rates: list[CheckPassRate]) -> bytes:
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
     axes.set_xlabel(_plot_text(_text("report.class_pass_rates_x")))
-    for position, value in zip(positions, values):
+    for position, value in zip(positions, values, strict=True):
         inside = value > 85
         axes.text(value - 1 if inside else value + 1, position, f"{value:.0f}%", va="center", fontsize=7,
                   ha="right" if inside else "left", color="white" if inside else "#1d232a")

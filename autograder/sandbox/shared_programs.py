@@ -139,7 +139,7 @@ def written_in_child() -> tuple[dict, list]:
 def write_received(target: Path, names: list, arrays: list) -> None:
     """In the trusted parent: write the entries a writing child sent (unfiltered: see keep_library_programs)."""
     target.mkdir(parents=True, exist_ok=True)
-    for name, data in zip(names, arrays):
+    for name, data in zip(names, arrays, strict=True):
         if isinstance(name, str) and _ENTRY.match(name) and "/" not in name:
             (target / name).write_bytes(data.tobytes())
 

@@ -86,6 +86,7 @@ def _preload():
     import jax.numpy  # noqa: F401
     from jax import lax, random  # noqa: F401
 
+    from autograder import child_harnesses  # noqa: F401
     from autograder.sandbox import child, confinement, tamper  # noqa: F401  (executor, framing, cell execution...)
     from autograder.submission_source import _transformer, nbformat
 

@@ -8,6 +8,7 @@ from autograder.cell_execution import LoadReport
 from autograder.inprocess import InProcessTransport
 from autograder.reports.terminal_table import render
 from autograder.results import SubmissionResult
+from autograder.said_once import say_each_thing_once
 from autograder.student import compat, recorded, replay
 from autograder.student.strings import text
 from autograder.submission import Submission
@@ -36,6 +37,11 @@ class Package:
         return None
 
     @property
+    def hint_level(self) -> str | None:
+        """grading.toml's `check_hints` at release (None for a package released before hint levels)."""
+        return self.index.get("hints")
+
+    @property
     def call_seconds(self) -> float:
         return float(self.index["limits"]["call_seconds"])
 
@@ -53,7 +59,7 @@ def check_namespace(package: Package, assignment: str, namespace: dict, load_rep
     """Replay `assignment`'s recorded checks of `functions` against the functions in `namespace`."""
     record, arrays = recorded.read(assignment, package.directory)
     transport = InProcessTransport(namespace, load_report, package.call_seconds, package.submission_seconds)
-    checks = replay.replay(record, arrays, Submission(transport, load_report.notes), functions)
+    checks = say_each_thing_once(replay.replay(record, arrays, Submission(transport, load_report.notes), functions))
     return SubmissionResult(name=name, path=path, assignment=assignment, seed=int(record.get("seed", 0)),
                             checks=checks, notes=list(load_report.notes))
 

@@ -2,8 +2,9 @@
 
 The student package installs this module as `autograder.notebook`, so the
 released notebooks' check cells run unchanged. The checks replay the
-recorded requests against the function as the kernel defines it, print the
-grader's table, and return the points earned. Nothing is written to stderr
+recorded requests against the function as the kernel defines it and show
+the grader's table (reports.check_cell: the points under nbgrader, no value
+in a student's kernel), with hints at the release's `check_hints` level. Nothing is written to stderr
 (not Python's, and not file descriptor 2, where XLA's C++ logging writes).
 """
 
@@ -12,17 +13,17 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import sys
 import warnings
 
 from autograder import messages
 from autograder.cell_execution import LoadReport
+from autograder.reports import check_cell
 from autograder.student import recorded
 from autograder.student.checking import Package, check_namespace, render_result
 from autograder.student.strings import text
 
 
-def check(function: str, namespace: dict, *, seed: int | None = None, lang: str | None = None) -> float:
+def check(function: str, namespace: dict, *, seed: int | None = None, lang: str | None = None) -> float | None:
     """Check `function` as defined in `namespace` (pass `globals()`); returns the points earned.
 
     `seed` is accepted for the instructor's check cells and ignored: the
@@ -36,7 +37,7 @@ def check(function: str, namespace: dict, *, seed: int | None = None, lang: str 
         return _check(function, namespace)
 
 
-def _check(function: str, namespace: dict) -> float:
+def _check(function: str, namespace: dict) -> float | None:
     try:
         package = Package()
     except recorded.RecordError as error:
@@ -53,13 +54,14 @@ def _check(function: str, namespace: dict) -> float:
         # the kernel cannot tell which cell raised, so say what both causes mean.
         problems = [] if function in namespace else [messages.text("notebook.missing_function")]
         try:
-            result = check_namespace(package, assignment, dict(namespace), LoadReport([], [], problems), {function},
-                                     name=function)
+            with messages.hints_at(package.hint_level):
+                result = check_namespace(package, assignment, dict(namespace), LoadReport([], [], problems),
+                                         {function}, name=function)
         except recorded.RecordError as error:
             print(text("student.data_missing", assignment=assignment, detail=error))
             return 0.0
-    print(render_result(result), file=sys.stdout)
-    return result.score
+    with messages.hints_at(package.hint_level):
+        return check_cell.show(result, render_result(result))
 
 
 @contextlib.contextmanager

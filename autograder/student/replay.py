@@ -33,6 +33,7 @@ from autograder import messages
 from autograder.jaxcheck import compare
 from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_not_unrolled
 from autograder.jaxcheck.hints import hint_for
+from autograder.jaxcheck.retrace_explanations import explain
 from autograder.results import CheckResult
 from autograder.student import recorded
 from autograder.student.strings import text
@@ -132,15 +133,15 @@ def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> An
                                          static_argnums=tuple(options.get("static_argnums", ())),
                                          static_argnames=tuple(options.get("static_argnames", ())),
                                          count_all=bool(options.get("count_all")))
-        for (args, kwargs), actual, expected in zip(calls, report.outputs, recorded.decode(outcome["outputs"], arrays)):
+        for (args, kwargs), actual, expected in zip(calls, report.outputs, recorded.decode(outcome["outputs"], arrays),
+                                                 strict=True):
             assert_matches(actual, expected, call=describe_call(function, args, kwargs))
         if report.traces != outcome["traces"]:
             sequence = _call_sequence(function, calls)
             feedback = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
                                      expected=outcome["traces"])
-            if report.explanations and report.traces > outcome["traces"]:
-                explanations = "\n".join(e.strip() for e in report.explanations)
-                feedback += "\n" + messages.text("check.cache_misses", explanations=explanations)
+            if report.traces > outcome["traces"] and (explained := explain(report.explanations)):
+                feedback += "\n" + explained
             raise Mismatch(feedback)
         return report
     raise recorded.RecordError(f"unknown step {op!r}")
@@ -185,7 +186,7 @@ def _expect_construct(facts: JaxprFacts, step: dict) -> None:
 def assert_matches(actual: Any, expected: Any, *, call: str) -> None:
     """The same structure and dtypes as `expected`; floats within rtol 1e-4 / atol 1e-5, the rest exactly."""
     compare.assert_same_structure(actual, expected, call=call)
-    for got, want in zip(_leaves(actual), _leaves(expected)):
+    for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
         want_array = np.asarray(want)
         tolerance = (RTOL, ATOL) if want_array.dtype.kind in "fc" else (0.0, 0.0)
         # A Python number where an array was recorded (plain calls only) is compared by value.

@@ -35,11 +35,13 @@ REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "
 
 # Modules of the kit the student package uses as they are (paths under autograder/).
 KIT_MODULES = (
-    "__init__.py", "submission.py", "inprocess.py", "executor.py", "wire_format.py", "cell_execution.py",
-    "time_limits.py", "submission_source.py", "results.py", "compilation_cache.py",
+    "__init__.py", "submission.py", "inprocess.py", "executor.py", "child_harnesses.py", "wire_format.py",
+    "cell_execution.py",
+    "time_limits.py", "submission_source.py", "results.py", "said_once.py", "compilation_cache.py",
     "jaxcheck/__init__.py", "jaxcheck/compare.py", "jaxcheck/hints.py", "jaxcheck/trace_counting.py",
     "jaxcheck/exported_program.py", "jaxcheck/jaxpr_walk.py", "jaxcheck/jittability.py", "jaxcheck/expectations.py",
-    "reports/__init__.py", "reports/terminal_table.py",
+    "jaxcheck/retrace_explanations.py",
+    "reports/__init__.py", "reports/terminal_table.py", "reports/check_cell.py",
     "student/__init__.py", "student/compat.py", "student/strings.py", "student/recorded.py", "student/replay.py", "student/checking.py",
     "student/notebook.py", "student/cli.py",
 )
@@ -77,8 +79,9 @@ def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assig
         files[f"autograder/{relative}"] = source.read_bytes()
     for relative, text in GENERATED_MODULES.items():
         files[f"autograder/{relative}"] = text.encode()
-    files["autograder/messages.py"] = catalog_without_exercises(
-        (package_root / "messages.py").read_text(encoding="utf-8"), assignments).encode()
+    for catalog in ("messages.py", "hint_ideas.py"):
+        files[f"autograder/{catalog}"] = catalog_without_exercises(
+            (package_root / catalog).read_text(encoding="utf-8"), assignments).encode()
     locale = package_root / "locale"
     if locale.is_dir():
         for path in sorted(locale.iterdir()):
@@ -129,7 +132,7 @@ def catalog_without_exercises(source: str, assignments: list[str]) -> str:
     tree = ast.parse(source)
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
-            kept = [(k, v) for k, v in zip(node.keys, node.values) if not _is_exercise_key(k.value, assignments)]
+            kept = [(k, v) for k, v in zip(node.keys, node.values, strict=True) if not _is_exercise_key(k.value, assignments)]
             node.keys = [k for k, _ in kept]
             node.values = [v for _, v in kept]
     return ast.unparse(tree) + "\n"

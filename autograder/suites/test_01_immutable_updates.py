@@ -10,8 +10,8 @@ from autograder.suites.expect import expect_jittable, expect_output
 F32 = np.float32
 
 
-def _vector(rng, low=5, high=40):
-    return rng.standard_normal(int(rng.integers(low, high))).astype(F32)
+def _vector(rng, sizes, low=5, high=40):
+    return rng.standard_normal(int(sizes.integers(low, high))).astype(F32)
 
 
 def _square(rng, n):
@@ -27,33 +27,33 @@ def _set(x, index, value):
 # --- set_element ---------------------------------------------------------------
 
 @graded("set_element", "correct")
-def test_set_element_correct(submission, rng):
+def test_set_element_correct(submission, rng, sizes):
     for _ in range(3):
-        x = _vector(rng)
+        x = _vector(rng, sizes)
         index = int(rng.integers(0, len(x)))
         value = F32(rng.standard_normal())
         expect_output(submission, "set_element", (x, index, value), _set(x, index, value))
 
 
 @graded("set_element", "negative index")
-def test_set_element_negative_index(submission, rng):
-    x = _vector(rng)
+def test_set_element_negative_index(submission, rng, sizes):
+    x = _vector(rng, sizes)
     index = -int(rng.integers(1, len(x) + 1))
     value = F32(rng.standard_normal())
     expect_output(submission, "set_element", (x, index, value), _set(x, index, value))
 
 
 @graded("set_element", "jittable with index and value traced")
-def test_set_element_jittable(submission, rng):
-    x = _vector(rng)
+def test_set_element_jittable(submission, rng, sizes):
+    x = _vector(rng, sizes)
     index = np.int32(rng.integers(-len(x), len(x)))
     value = F32(rng.standard_normal())
     expect_jittable(submission, "set_element", (x, index, value), _set(x, int(index), value))
 
 
 @graded("set_element", "dtype of x kept")
-def test_set_element_dtype_kept(submission, rng):
-    x = rng.integers(-50, 50, int(rng.integers(5, 20))).astype(np.int32)
+def test_set_element_dtype_kept(submission, rng, sizes):
+    x = rng.integers(-50, 50, int(sizes.integers(5, 20))).astype(np.int32)
     index = int(rng.integers(0, len(x)))
     value = F32(rng.integers(-50, 50))
     expect_output(submission, "set_element", (x, index, value), _set(x, index, value), exact=True, check_dtype=True,
@@ -69,22 +69,22 @@ def _with_diagonal(m, values):
 
 
 @graded("set_diagonal", "correct with a vector of values")
-def test_set_diagonal_vector(submission, rng):
-    n = int(rng.integers(3, 12))
+def test_set_diagonal_vector(submission, rng, sizes):
+    n = int(sizes.integers(3, 12))
     m, values = _square(rng, n), rng.standard_normal(n).astype(F32)
     expect_output(submission, "set_diagonal", (m, values), _with_diagonal(m, values))
 
 
 @graded("set_diagonal", "correct with a scalar value")
-def test_set_diagonal_scalar(submission, rng):
-    n = int(rng.integers(3, 12))
+def test_set_diagonal_scalar(submission, rng, sizes):
+    n = int(sizes.integers(3, 12))
     m, value = _square(rng, n), F32(rng.standard_normal())
     expect_output(submission, "set_diagonal", (m, value), _with_diagonal(m, value))
 
 
 @graded("set_diagonal", "jittable")
-def test_set_diagonal_jittable(submission, rng):
-    n = int(rng.integers(3, 12))
+def test_set_diagonal_jittable(submission, rng, sizes):
+    n = int(sizes.integers(3, 12))
     m, values = _square(rng, n), rng.standard_normal(n).astype(F32)
     expect_jittable(submission, "set_diagonal", (m, values), _with_diagonal(m, values))
 
@@ -108,25 +108,25 @@ def _counts(indices, num_bins):
 
 
 @graded("histogram", "correct")
-def test_histogram_correct(submission, rng):
+def test_histogram_correct(submission, rng, sizes):
     # Distinct indices: this check is about shape, dtype and placement only.
-    num_bins = int(rng.integers(6, 30))
-    indices = rng.permutation(num_bins)[: int(rng.integers(1, num_bins))].astype(np.int32)
+    num_bins = int(sizes.integers(6, 30))
+    indices = rng.permutation(num_bins)[: int(sizes.integers(1, num_bins))].astype(np.int32)
     expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True, check_dtype=True,
                   hint=messages.text("01_immutable_updates.histogram.dtype"))
 
 
 @graded("histogram", "duplicates counted")
-def test_histogram_duplicates(submission, rng):
-    num_bins = int(rng.integers(3, 8))
-    indices = rng.integers(0, num_bins, int(rng.integers(40, 120))).astype(np.int32)
+def test_histogram_duplicates(submission, rng, sizes):
+    num_bins = int(sizes.integers(3, 8))
+    indices = rng.integers(0, num_bins, int(sizes.integers(40, 120))).astype(np.int32)
     expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
                   hint=messages.text("01_immutable_updates.histogram.duplicates"))
 
 
 @graded("histogram", "jittable with num_bins static")
-def test_histogram_jittable(submission, rng):
-    num_bins = int(rng.integers(3, 10))
+def test_histogram_jittable(submission, rng, sizes):
+    num_bins = int(sizes.integers(3, 10))
     indices = rng.integers(0, num_bins, 50).astype(np.int32)
     expect_jittable(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
                     static_argnums=(1,), hint=messages.text("01_immutable_updates.histogram.duplicates"))
@@ -140,29 +140,29 @@ def _swapped(m, i, j):
     return out
 
 
-def _matrix(rng):
-    return rng.standard_normal((int(rng.integers(3, 10)), int(rng.integers(2, 6)))).astype(F32)
+def _matrix(rng, sizes):
+    return rng.standard_normal((int(sizes.integers(3, 10)), int(sizes.integers(2, 6)))).astype(F32)
 
 
 @graded("swap_rows", "correct")
-def test_swap_rows_correct(submission, rng):
+def test_swap_rows_correct(submission, rng, sizes):
     for _ in range(2):
-        m = _matrix(rng)
+        m = _matrix(rng, sizes)
         i, j = (int(v) for v in rng.choice(len(m), 2, replace=False))
         expect_output(submission, "swap_rows", (m, i, j), _swapped(m, i, j), exact=True,
                       hint=messages.text("01_immutable_updates.swap_rows.sequential"))
 
 
 @graded("swap_rows", "i == j leaves m unchanged")
-def test_swap_rows_same_row(submission, rng):
-    m = _matrix(rng)
+def test_swap_rows_same_row(submission, rng, sizes):
+    m = _matrix(rng, sizes)
     i = int(rng.integers(0, len(m)))
     expect_output(submission, "swap_rows", (m, i, i), m, exact=True)
 
 
 @graded("swap_rows", "jittable with i and j traced")
-def test_swap_rows_jittable(submission, rng):
-    m = _matrix(rng)
+def test_swap_rows_jittable(submission, rng, sizes):
+    m = _matrix(rng, sizes)
     i, j = (np.int32(v) for v in rng.choice(len(m), 2, replace=False))
     expect_jittable(submission, "swap_rows", (m, i, j), _swapped(m, int(i), int(j)), exact=True,
                     hint=messages.text("01_immutable_updates.swap_rows.sequential"))

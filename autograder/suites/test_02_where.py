@@ -18,28 +18,28 @@ def _mixed_signs(rng, shape):
     return x
 
 
-def _length(rng):
-    return int(rng.integers(8, 60))
+def _length(sizes):
+    return int(sizes.integers(8, 60))
 
 
 # --- sum_of_positive_numbers --------------------------------------------------
 
 @graded("sum_of_positive_numbers", "correct")
-def test_sum_of_positive_numbers_correct(submission, rng):
+def test_sum_of_positive_numbers_correct(submission, rng, sizes):
     for _ in range(3):
-        x = _mixed_signs(rng, _length(rng))
+        x = _mixed_signs(rng, _length(sizes))
         expect_output(submission, "sum_of_positive_numbers", (x,), F32(x[x > 0].sum()))
 
 
 @graded("sum_of_positive_numbers", "no positive entries gives 0")
-def test_sum_of_positive_numbers_none_positive(submission, rng):
-    x = -np.abs(_mixed_signs(rng, _length(rng)))
+def test_sum_of_positive_numbers_none_positive(submission, rng, sizes):
+    x = -np.abs(_mixed_signs(rng, _length(sizes)))
     expect_output(submission, "sum_of_positive_numbers", (x,), F32(0.0))
 
 
 @graded("sum_of_positive_numbers", "jittable")
-def test_sum_of_positive_numbers_jittable(submission, rng):
-    x = _mixed_signs(rng, _length(rng))
+def test_sum_of_positive_numbers_jittable(submission, rng, sizes):
+    x = _mixed_signs(rng, _length(sizes))
     expect_jittable(submission, "sum_of_positive_numbers", (x,), F32(x[x > 0].sum()))
 
 
@@ -51,42 +51,42 @@ def _selu(x, alpha=1.67, lmbda=1.05):
 
 
 @graded("selu", "correct")
-def test_selu_correct(submission, rng):
-    for shape in [(_length(rng),), (int(rng.integers(2, 6)), int(rng.integers(2, 6)))]:
+def test_selu_correct(submission, rng, sizes):
+    for shape in [(_length(sizes),), (int(sizes.integers(2, 6)), int(sizes.integers(2, 6)))]:
         x = _mixed_signs(rng, shape) * F32(3)
         expect_output(submission, "selu", (x,), _selu(x))
     alpha, lmbda = float(rng.uniform(0.5, 2.0)), float(rng.uniform(0.5, 2.0))
-    x = _mixed_signs(rng, (_length(rng),))
+    x = _mixed_signs(rng, (_length(sizes),))
     expect_output(submission, "selu", (x,), _selu(x, alpha, lmbda), kwargs={"alpha": alpha, "lmbda": lmbda})
 
 
 @graded("selu", "jittable")
-def test_selu_jittable(submission, rng):
-    x = _mixed_signs(rng, (_length(rng),))
+def test_selu_jittable(submission, rng, sizes):
+    x = _mixed_signs(rng, (_length(sizes),))
     expect_jittable(submission, "selu", (x,), _selu(x))
 
 
 # --- masked_mean ----------------------------------------------------------------
 
 @graded("masked_mean", "correct")
-def test_masked_mean_correct(submission, rng):
+def test_masked_mean_correct(submission, rng, sizes):
     for _ in range(3):
-        x = rng.standard_normal(_length(rng)).astype(F32)
+        x = rng.standard_normal(_length(sizes)).astype(F32)
         mask = rng.random(len(x)) < 0.5
         mask[int(rng.integers(0, len(x)))] = True
         expect_output(submission, "masked_mean", (x, mask), F32(x[mask].astype(np.float64).mean()))
 
 
 @graded("masked_mean", "empty mask gives 0, not NaN")
-def test_masked_mean_empty_mask(submission, rng):
-    x = rng.standard_normal(_length(rng)).astype(F32)
+def test_masked_mean_empty_mask(submission, rng, sizes):
+    x = rng.standard_normal(_length(sizes)).astype(F32)
     expect_output(submission, "masked_mean", (x, np.zeros(len(x), bool)), F32(0.0), exact=True,
                   hint=messages.text("02_where.masked_mean.empty"))
 
 
 @graded("masked_mean", "jittable")
-def test_masked_mean_jittable(submission, rng):
-    x = rng.standard_normal(_length(rng)).astype(F32)
+def test_masked_mean_jittable(submission, rng, sizes):
+    x = rng.standard_normal(_length(sizes)).astype(F32)
     mask = rng.random(len(x)) < 0.5
     mask[int(rng.integers(0, len(x)))] = True
     expect_jittable(submission, "masked_mean", (x, mask), F32(x[mask].astype(np.float64).mean()))
@@ -99,20 +99,20 @@ def _safe_log(x):
 
 
 @graded("safe_log", "correct")
-def test_safe_log_correct(submission, rng):
-    x = _mixed_signs(rng, (_length(rng),)) * F32(4)
+def test_safe_log_correct(submission, rng, sizes):
+    x = _mixed_signs(rng, (_length(sizes),)) * F32(4)
     expect_output(submission, "safe_log", (x,), _safe_log(x))
 
 
 @graded("safe_log", "jittable")
-def test_safe_log_jittable(submission, rng):
-    x = _mixed_signs(rng, (_length(rng),))
+def test_safe_log_jittable(submission, rng, sizes):
+    x = _mixed_signs(rng, (_length(sizes),))
     expect_jittable(submission, "safe_log", (x,), _safe_log(x))
 
 
 @graded("safe_log", "gradient finite everywhere")
-def test_safe_log_gradient(submission, rng):
-    x = _mixed_signs(rng, (_length(rng),))
+def test_safe_log_gradient(submission, rng, sizes):
+    x = _mixed_signs(rng, (_length(sizes),))
     x[0] = 0.0  # the point where the single-where version's gradient is NaN
     gradient = submission.call_with("safe_log", (x,), mode="grad_sum")
     call = f"jax.grad(lambda x: safe_log(x).sum())({describe_call('x', (x,), {})[2:-1]})"

@@ -47,8 +47,8 @@ def _fix_on_error(key):
 
 # --- square ----------------------------------------------------------------------
 
-def _x(rng):
-    shape = [(int(rng.integers(3, 40)),), (int(rng.integers(2, 6)), int(rng.integers(2, 6)))][int(rng.integers(0, 2))]
+def _x(rng, sizes):
+    shape = [(int(sizes.integers(3, 40)),), (int(sizes.integers(2, 6)), int(sizes.integers(2, 6)))][int(sizes.integers(0, 2))]
     return (rng.standard_normal(shape) * 3).astype(F32)
 
 
@@ -57,22 +57,22 @@ def _square(x, negate):
 
 
 @graded("square", "correct")
-def test_square_correct(submission, rng):
+def test_square_correct(submission, rng, sizes):
     for negate in (True, False):
-        x = _x(rng)
+        x = _x(rng, sizes)
         expect_output(submission, "square", (x, negate), _square(x, negate), check_dtype=True)
 
 
 @graded("square", "jittable with negate traced")
-def test_square_jittable(submission, rng):
-    x, negate = _x(rng), np.bool_(rng.integers(0, 2))
+def test_square_jittable(submission, rng, sizes):
+    x, negate = _x(rng, sizes), np.bool_(rng.integers(0, 2))
     with _fix_on_error("03_control_flow.square.keep_traced"):
         expect_jittable(submission, "square", (x, negate), _square(x, negate))
 
 
 @graded("square", "compiles once for both values of negate")
-def test_square_compiles_once(submission, rng):
-    x = _x(rng)
+def test_square_compiles_once(submission, rng, sizes):
+    x = _x(rng, sizes)
     negates = (True, False, True, False)
     with _fix_on_error("03_control_flow.square.keep_traced"):
         expect_trace_count(submission, "square", [((x, np.bool_(negate)), {}) for negate in negates],
@@ -82,8 +82,8 @@ def test_square_compiles_once(submission, rng):
 
 
 @graded("square", "uses lax.cond")
-def test_square_uses_cond(submission, rng):
-    x = _x(rng)
+def test_square_uses_cond(submission, rng, sizes):
+    x = _x(rng, sizes)
     with _fix_on_error("03_control_flow.square.keep_traced"):
         facts = _program_for_structure(submission, "square", (x, np.bool_(True)), (x, True), 1, _square(x, True))
     assert_uses_primitive(facts, {"cond"}, function="square", construct="`lax.cond`",
@@ -103,24 +103,24 @@ def _sum_init(x, num):
 
 
 @graded("sum_init", "correct")
-def test_sum_init_correct(submission, rng):
+def test_sum_init_correct(submission, rng, sizes):
     for _ in range(3):
-        x = _summands(rng, int(rng.integers(5, 50)))
-        num = int(rng.integers(1, len(x)))
+        x = _summands(rng, int(sizes.integers(5, 50)))
+        num = int(sizes.integers(1, len(x)))  # a loop count: compile-time in a plain call
         expect_output(submission, "sum_init", (x, num), _sum_init(x, num), check_dtype=True)
 
 
 @graded("sum_init", "num = 0 and num = len(x)")
-def test_sum_init_edges(submission, rng):
-    x = _summands(rng, int(rng.integers(5, 50)))
+def test_sum_init_edges(submission, rng, sizes):
+    x = _summands(rng, int(sizes.integers(5, 50)))
     x[0] = rng.integers(1, 400) / 4  # a nonzero first entry, so a sum that starts at x[0] shows
     for num in (0, len(x)):
         expect_output(submission, "sum_init", (x, num), _sum_init(x, num), check_dtype=True)
 
 
 @graded("sum_init", "compiles once for many num")
-def test_sum_init_compiles_once(submission, rng):
-    x = _summands(rng, int(rng.integers(10, 50)))
+def test_sum_init_compiles_once(submission, rng, sizes):
+    x = _summands(rng, int(sizes.integers(10, 50)))
     nums = [0, len(x), *(int(n) for n in rng.choice(np.arange(1, len(x)), 4, replace=False))]
     with _fix_on_error("03_control_flow.sum_init.keep_traced"):
         expect_trace_count(submission, "sum_init", [((x, num), {}) for num in nums], [_sum_init(x, num) for num in nums],
@@ -142,8 +142,8 @@ def test_sum_init_not_unrolled(submission, rng):
 
 
 @graded("sum_init", "uses lax.fori_loop")
-def test_sum_init_uses_fori_loop(submission, rng):
-    x = _summands(rng, int(rng.integers(5, 50)))
+def test_sum_init_uses_fori_loop(submission, rng, sizes):
+    x = _summands(rng, int(sizes.integers(5, 50)))
     num = int(rng.integers(1, len(x)))
     with _fix_on_error("03_control_flow.sum_init.keep_traced"):
         facts = _program_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1, _sum_init(x, num))
@@ -154,10 +154,10 @@ def test_sum_init_uses_fori_loop(submission, rng):
 
 # --- power_iteration -----------------------------------------------------------------
 
-def _symmetric_positive(rng):
+def _symmetric_positive(rng, sizes):
     """Symmetric with positive entries: a simple, well-separated dominant eigenvalue
     (Perron), so the recurrence is well conditioned in float32."""
-    n = int(rng.integers(3, 16))
+    n = int(sizes.integers(3, 16))
     b = rng.uniform(0.1, 1.0, (n, n))
     return ((b + b.T) / 2).astype(F32)
 
@@ -172,16 +172,17 @@ def _power_iteration(a, num_iters):
 
 
 @graded("power_iteration", "correct")
-def test_power_iteration_correct(submission, rng):
-    for num_iters in (0, 1, 2, int(rng.integers(3, 8)), int(rng.integers(15, 40))):
-        a = _symmetric_positive(rng)
+def test_power_iteration_correct(submission, rng, sizes):
+    # Loop counts of plain calls are compile-time for a concrete fori_loop: drawn like sizes.
+    for num_iters in (0, 1, 2, int(sizes.integers(3, 8)), int(sizes.integers(15, 40))):
+        a = _symmetric_positive(rng, sizes)
         expect_output(submission, "power_iteration", (a, num_iters), _power_iteration(a, num_iters),
                       check_dtype=True, rtol=1e-4, atol=1e-5)
 
 
 @graded("power_iteration", "compiles once for many num_iters")
-def test_power_iteration_compiles_once(submission, rng):
-    a = _symmetric_positive(rng)
+def test_power_iteration_compiles_once(submission, rng, sizes):
+    a = _symmetric_positive(rng, sizes)
     counts = [0, *(int(k) for k in rng.choice(np.arange(1, 30), 4, replace=False))]
     with _fix_on_error("03_control_flow.power_iteration.keep_traced"):
         expect_trace_count(submission, "power_iteration", [((a, k), {}) for k in counts],
@@ -217,8 +218,8 @@ def test_collatz_steps_jittable(submission, rng):
 
 
 @graded("collatz_steps", "works under vmap")
-def test_collatz_steps_vmap(submission, rng):
-    ns = np.concatenate([np.array([1, 6], I32), _starts(rng, int(rng.integers(10, 30)))])
+def test_collatz_steps_vmap(submission, rng, sizes):
+    ns = np.concatenate([np.array([1, 6], I32), _starts(rng, int(sizes.integers(10, 30)))])
     rng.shuffle(ns)
     expect_output(submission, "collatz_steps", (ns,), np.array([_collatz(n) for n in ns]), exact=True, mode="vmap")
 

@@ -16,8 +16,8 @@ from autograder.suites.expect import expect_jitted, expect_output, expect_raises
 F32 = np.float32
 
 
-def _shape(rng, ndim):
-    return tuple(int(n) for n in rng.integers(2, 7, ndim))
+def _shape(sizes, ndim):
+    return tuple(int(n) for n in sizes.integers(2, 7, ndim))
 
 
 def _values(rng, shape, low=-1.5, high=1.5):
@@ -51,25 +51,25 @@ def _power(x, n):
 
 
 @graded("power", "jitted object")
-def test_power_jitted(submission, rng):
+def test_power_jitted(submission, rng, sizes):
     expect_jitted(submission, "power", fix=messages.text("04_static_args.power.decorate"))
-    n = int(rng.integers(1, 6))
-    x = _values(rng, _shape(rng, 2))
+    n = int(sizes.integers(2, 6))  # n = 1 would let x * n pass for x ** n
+    x = _values(rng, _shape(sizes, 2))
     expect_output(submission, "power", (x, n), _power(x, n))
 
 
 @graded("power", "correct")
-def test_power_correct(submission, rng):
+def test_power_correct(submission, rng, sizes):
     for n in [*(int(n) for n in rng.choice(np.arange(1, 7), 3, replace=False)), 0]:
-        x = _values(rng, _shape(rng, int(rng.integers(1, 3))))
+        x = _values(rng, _shape(sizes, int(sizes.integers(1, 3))))
         expect_output(submission, "power", (x, n), _power(x, n), check_dtype=True)
 
 
 @graded("power", "traces once per distinct n")
-def test_power_traces_once_per_n(submission, rng):
+def test_power_traces_once_per_n(submission, rng, sizes):
     a, b = (int(n) for n in rng.choice(np.arange(1, 6), 2, replace=False))
     ns = [a, a, b, b, a]
-    shape = _shape(rng, 2)
+    shape = _shape(sizes, 2)
     calls = [((_values(rng, shape), n), {}) for n in ns]
     expect_trace_count(submission, "power", calls, [_power(*args) for args, _ in calls], 2, static_argnums=(1,),
                        call_sequence=messages.text("04_static_args.power.call_sequence",
@@ -89,29 +89,29 @@ def _positive(rng, shape):
     return _values(rng, shape, 0.5, 2.0)
 
 
-def _axis(rng, ndim):
-    return int(rng.integers(-ndim, ndim))
+def _axis(sizes, ndim):
+    return int(sizes.integers(-ndim, ndim))
 
 
-def _trailing_axis(rng):
+def _trailing_axis(sizes):
     """The last axis of a matrix: without keepdims the sum no longer lines up with x (axis 0 would)."""
-    return int(rng.choice([1, -1]))
+    return int(sizes.choice([1, -1]))
 
 
 @graded("normalize", "jitted object")
-def test_normalize_jitted(submission, rng):
+def test_normalize_jitted(submission, rng, sizes):
     expect_jitted(submission, "normalize", fix=messages.text("04_static_args.normalize.decorate"))
-    axis = _trailing_axis(rng)
-    x = _positive(rng, _shape(rng, 2))
+    axis = _trailing_axis(sizes)
+    x = _positive(rng, _shape(sizes, 2))
     expect_output(submission, "normalize", (x,), _normalize(x, axis), kwargs={"axis": axis},
                   hint=messages.text("04_static_args.normalize.keepdims"))
 
 
 @graded("normalize", "axis static by name")
-def test_normalize_axis_static_by_name(submission, rng):
+def test_normalize_axis_static_by_name(submission, rng, sizes):
     # Square input, so that both axes give results of x's shape: a wrong keepdims
     # shows in "correct", and a non-static axis fails here with the static advice.
-    n = int(rng.integers(2, 7))
+    n = int(sizes.integers(2, 7))
     with _advice("04_static_args.normalize.static_fix"):
         for axis in rng.permutation([0, 1]):
             x = _positive(rng, (n, n))
@@ -119,26 +119,26 @@ def test_normalize_axis_static_by_name(submission, rng):
 
 
 @graded("normalize", "correct")
-def test_normalize_correct(submission, rng):
-    for ndim, axis in [(1, _axis(rng, 1)), (2, _trailing_axis(rng)), (3, _axis(rng, 3))]:
-        x = _positive(rng, _shape(rng, ndim))
+def test_normalize_correct(submission, rng, sizes):
+    for ndim, axis in [(1, _axis(sizes, 1)), (2, _trailing_axis(sizes)), (3, _axis(sizes, 3))]:
+        x = _positive(rng, _shape(sizes, ndim))
         expect_output(submission, "normalize", (x,), _normalize(x, axis), kwargs={"axis": axis},
                       hint=messages.text("04_static_args.normalize.keepdims"))
 
 
 @graded("normalize", "correct with axis by position")
-def test_normalize_axis_by_position(submission, rng):
-    for ndim, axis in [(2, _trailing_axis(rng)), (3, _axis(rng, 3))]:
-        x = _positive(rng, _shape(rng, ndim))
+def test_normalize_axis_by_position(submission, rng, sizes):
+    for ndim, axis in [(2, _trailing_axis(sizes)), (3, _axis(sizes, 3))]:
+        x = _positive(rng, _shape(sizes, ndim))
         expect_output(submission, "normalize", (x, axis), _normalize(x, axis),
                       hint=messages.text("04_static_args.normalize.keepdims"))
 
 
 @graded("normalize", "retraces only when axis changes")
-def test_normalize_retraces_only_when_axis_changes(submission, rng):
+def test_normalize_retraces_only_when_axis_changes(submission, rng, sizes):
     a, b = (int(axis) for axis in rng.permutation([0, 1]))
     axes = [a, a, b, b, a]
-    n = int(rng.integers(2, 7))
+    n = int(sizes.integers(2, 7))
     calls = [((_positive(rng, (n, n)),), {"axis": axis}) for axis in axes]
     expect_trace_count(submission, "normalize", calls, [_normalize(args[0], kwargs["axis"]) for args, kwargs in calls], 2,
                        static_argnames=("axis",), hint=messages.text("04_static_args.normalize.keepdims"),
@@ -161,38 +161,38 @@ def _activation(x, name):
     return ACTIVATIONS[name](x.astype(np.float64)).astype(F32)
 
 
-def _mixed(rng):
-    return _values(rng, _shape(rng, int(rng.integers(1, 3))), -4.0, 4.0)
+def _mixed(rng, sizes):
+    return _values(rng, _shape(sizes, int(sizes.integers(1, 3))), -4.0, 4.0)
 
 
 @graded("activation", "jitted object")
-def test_activation_jitted(submission, rng):
+def test_activation_jitted(submission, rng, sizes):
     expect_jitted(submission, "activation", fix=messages.text("04_static_args.activation.decorate"))
-    name, x = str(rng.choice(sorted(ACTIVATIONS))), _mixed(rng)
+    name, x = str(rng.choice(sorted(ACTIVATIONS))), _mixed(rng, sizes)
     expect_output(submission, "activation", (x, name), _activation(x, name))
 
 
 @graded("activation", "name static")
-def test_activation_name_static(submission, rng):
+def test_activation_name_static(submission, rng, sizes):
     name = str(rng.choice(sorted(ACTIVATIONS)))
     with _advice("04_static_args.activation.static_fix"):
-        for args, kwargs in [((_mixed(rng), name), {}), ((_mixed(rng),), {"name": name})]:
+        for args, kwargs in [((_mixed(rng, sizes), name), {}), ((_mixed(rng, sizes),), {"name": name})]:
             expect_output(submission, "activation", args, _activation(args[0], name), kwargs=kwargs)
 
 
 @graded("activation", "correct")
-def test_activation_correct(submission, rng):
+def test_activation_correct(submission, rng, sizes):
     for name in rng.permutation(sorted(ACTIVATIONS)):
-        x = _mixed(rng)
+        x = _mixed(rng, sizes)
         expect_output(submission, "activation", (x, str(name)), _activation(x, str(name)))
 
 
 @graded("activation", "ValueError for unknown names")
-def test_activation_unknown_name(submission, rng):
+def test_activation_unknown_name(submission, rng, sizes):
     valid = str(rng.choice(sorted(ACTIVATIONS)))
     other_case = valid.upper() if rng.random() < 0.5 else valid.capitalize()  # names are compared exactly
     for name in [str(rng.choice(OTHER_NAMES)), other_case]:
-        expect_raises(submission, "activation", (_mixed(rng), name), "ValueError", mentions=name,
+        expect_raises(submission, "activation", (_mixed(rng, sizes), name), "ValueError", mentions=name,
                       fix=messages.text("04_static_args.activation.unknown_fix"))
 
 
@@ -205,15 +205,15 @@ def _run_steps(x, num_steps):
 
 
 @graded("run_steps", "correct")
-def test_run_steps_correct(submission, rng):
+def test_run_steps_correct(submission, rng, sizes):
     for num_steps in [int(rng.integers(1, 5)), int(rng.integers(5, 15)), 0]:
-        x = _values(rng, _shape(rng, int(rng.integers(1, 3))), -10.0, 10.0)
+        x = _values(rng, _shape(sizes, int(sizes.integers(1, 3))), -10.0, 10.0)
         expect_output(submission, "run_steps", (x, num_steps), _run_steps(x, num_steps), check_dtype=True)
 
 
 @graded("run_steps", "no new traces after warm-up")
-def test_run_steps_no_new_traces(submission, rng):
-    shape = _shape(rng, int(rng.integers(1, 3)))
+def test_run_steps_no_new_traces(submission, rng, sizes):
+    shape = _shape(sizes, int(sizes.integers(1, 3)))
     first, second = 20, 30
     warmup = [((_values(rng, shape), int(rng.integers(1, 4))), {})]
     calls = [((_values(rng, shape), first), {}), ((_values(rng, shape), second), {})]

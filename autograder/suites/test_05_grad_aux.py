@@ -19,7 +19,7 @@ import pytest
 from autograder import messages
 from autograder.jaxcheck.compare import assert_close, assert_same_shapes, assert_same_structure, describe_structure
 from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_trace_count
-from autograder.pytest_plugin import graded
+from autograder.pytest_plugin import graded, sizes_for
 from autograder.submission import describe_call
 
 F32 = np.float32
@@ -42,8 +42,9 @@ def _params(rng, scale=1.5) -> dict:
 @pytest.fixture
 def n(seed) -> int:
     """The length of x and y in this run: hidden, and the same in every check of the run,
-    so that JAX compiles each operation for one shape only (eager calls compile per shape)."""
-    return int(np.random.default_rng([seed, 5]).integers(16, 48))
+    so that JAX compiles each operation for one shape only (eager calls compile per shape);
+    one of a small fixed set across seeds (pytest_plugin.SHAPE_SETS)."""
+    return int(sizes_for(seed, "05_grad_aux.n").integers(16, 48))
 
 
 def _data(rng, n):

@@ -10,14 +10,14 @@ by a function's checks, because every new shape is a new compilation.
 
 per_example_grads takes a loss function, but only arrays, numbers and
 strings cross into the student's process. So its checks call
-`grader_per_example_grads(loss_name, params, xs, ys)`, defined in the
-notebook's setup cell, which passes `GRADER_LOSSES[loss_name]` on to the
+`per_example_grads@with_loss(loss_name, params, xs, ys)`: the kit's harness
+(autograder/child_harnesses.py) passes its loss of that name on to the
 student's per_example_grads. `_PER_EXAMPLE_GRADIENTS` below are the same
 losses' gradients, derived by hand.
 """
 
 import contextlib
-import zlib
+import itertools
 
 import jax
 import numpy as np
@@ -25,7 +25,7 @@ import numpy as np
 from autograder import messages
 from autograder.jaxcheck.compare import assert_close, assert_same_structure
 from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_not_unrolled
-from autograder.pytest_plugin import graded
+from autograder.pytest_plugin import graded, sizes_for
 from autograder.submission import StudentCodeError, describe_call
 from autograder.suites.expect import expect_output
 
@@ -33,7 +33,7 @@ F32 = np.float32
 RTOL, ATOL = 1e-5, 1e-5
 DISTANCE_ATOL = 1e-3
 EQUAL_ROWS = 40  # rows of xs that also appear in ys, in pairwise_distances' equal-rows check
-HARNESS = "grader_per_example_grads"  # defined in the notebook's setup cell
+HARNESS = "per_example_grads@with_loss"  # autograder/child_harnesses.py
 # Batch sizes of the program-size checks: larger than every other dimension (at most 9), so
 # that no shape-derived constant of a correct program coincides with another one at one size
 # only (XLA keeps one copy of equal constants, and the operation count would differ by one).
@@ -41,8 +41,9 @@ PROGRAM_SIZE_BATCHES = (11, 40)
 
 
 def _sizes(seed, function):
-    """A generator for `function`'s sizes: hidden (from the run's seed), the same in each of its checks."""
-    return np.random.default_rng([seed, zlib.crc32(f"07_vmap_pytrees.{function}.sizes".encode())])
+    """A generator for `function`'s sizes: hidden (from the run's seed), the same in each of its checks,
+    from a small fixed set across seeds (pytest_plugin.SHAPE_SETS)."""
+    return sizes_for(seed, f"07_vmap_pytrees.{function}")
 
 
 def _fix(function, what):
@@ -146,7 +147,7 @@ def test_pairwise_distances_not_unrolled(submission, rng, seed):
 def _layers(rng, widths):
     """06's layout: one dict per layer, weights scaled so activations stay of size 1."""
     return [{"weights": _normal(rng, (n_in, n_out), 1 / np.sqrt(n_in)), "biases": _normal(rng, (n_out,), 0.5)}
-            for n_in, n_out in zip(widths[:-1], widths[1:])]
+            for n_in, n_out in itertools.pairwise(widths)]
 
 
 def _predict(params, xs):
@@ -182,9 +183,9 @@ def _expect_predictions(submission, params, xs, **options):
 
 
 @graded("batched_predict", "correct for 1 to 4 layers")
-def test_batched_predict_correct(submission, rng, seed):
+def test_batched_predict_correct(submission, rng, seed, sizes):
     widths, batch = _network_sizes(seed)
-    for num_layers in (4, int(rng.integers(2, 4)), 1):
+    for num_layers in (4, int(sizes.integers(2, 4)), 1):
         params = _network(rng, widths, num_layers)
         _expect_predictions(submission, params, _examples(rng, params, batch))
 
@@ -228,7 +229,7 @@ def test_batched_predict_not_unrolled(submission, rng, seed):
 
 
 # --- per_example_grads -----------------------------------------------------------------
-# The gradient of each of GRADER_LOSSES (the notebook's setup cell) for every
+# The gradient of each of the harness's losses (child_harnesses._losses) for every
 # example, with respect to params: leaves with a leading batch axis.
 
 def _linear(params, xs):
@@ -291,7 +292,7 @@ def _loss_sizes(seed):
 
 
 def _loss_problem(rng, loss_name, seed, batch=None):
-    """(params, xs, ys) for GRADER_LOSSES[loss_name]."""
+    """(params, xs, ys) for the harness's loss `loss_name`."""
     d, hidden, output, default_batch = _loss_sizes(seed)
     batch = batch or default_batch
     xs = _normal(rng, (batch, d))
@@ -311,7 +312,7 @@ class _LossName(str):
     """A loss name that feedback shows as the function the harness passes on."""
 
     def __repr__(self):
-        return f"GRADER_LOSSES[{str.__repr__(self)}]"
+        return f"{str(self)}_loss"
 
 
 def _per_example_call(loss_name, params, xs, ys):
@@ -321,10 +322,8 @@ def _per_example_call(loss_name, params, xs, ys):
 
 @contextlib.contextmanager
 def _through_harness(submission, args):
-    """Feedback about per_example_grads, for a call made through the setup cell's harness."""
+    """Feedback about per_example_grads, for a call made through the kit's harness."""
     submission.require("per_example_grads")
-    if not submission.describe(HARNESS).get("exists"):
-        raise StudentCodeError(_fix("per_example_grads", "setup_missing"))
     try:
         yield
     except StudentCodeError as error:

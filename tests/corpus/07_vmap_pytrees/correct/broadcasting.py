@@ -1,6 +1,5 @@
 """Broadcasting instead of jax.vmap: whole-batch array operations, no loop over rows."""
 
-import jax
 import jax.numpy as jnp
 
 
