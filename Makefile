@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # with the weaker sandbox, which `autograder grade` then announces.
 SANDBOX ?= $(shell [ "$$(id -u)" = 0 ] && echo os || echo process)
 
-.PHONY: demo test bench release clean
+.PHONY: demo test lint bench release clean
 
 $(STAMP): pyproject.toml
 	scripts/install_sandbox_tools.sh
@@ -23,8 +23,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m autograder grade examples --out out/examples --jobs $(JOBS) --seed 2026 --sandbox $(SANDBOX)
 
-test: $(STAMP)
+test: lint
 	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q
+
+# ruff's rules in pyproject.toml ([tool.ruff]); part of `make test`, so of CI.
+lint: $(STAMP)
+	$(PY) -m ruff check .
 
 # autograder grade against nbgrader autograde on the same submissions, and JAX's floor (minutes; see README).
 bench: $(STAMP)

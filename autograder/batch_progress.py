@@ -110,7 +110,10 @@ def _line(outcome: Finished) -> str:
 
 
 def summary(outcomes: list[Finished], *, seed: int, out: str) -> str:
-    """The closing line: how many, with which seed, where, and how it went (the class report lists what needs a look)."""
+    """The closing line: how many, with which seed, where, and how it went.
+
+    The class report lists what needs a look.
+    """
     if not outcomes:
         return messages.text("batch.nothing_graded")
     percents = [100 * o.score / o.max_score if o.max_score else 0.0 for o in outcomes]

@@ -5,8 +5,9 @@ Run by autograder.batch as
 It reads one job per line on stdin (JSON: path, name, out, out_identity),
 writes that submission's `<out>/<name>/results.json` through reports.out_dir
 (into the out dir the parent opened, checked by device and inode, never
-through a link), and answers one JSON line on the report descriptor. What it pays once for all its submissions instead of once for
-each: the Python start-up and imports (jax, pytest), the pytest session and
+through a link), and answers one JSON line on the report descriptor. What it
+pays once for all its submissions instead of once for each: the Python
+start-up and imports (jax, pytest), the pytest session and
 the collection of the suites (suite_session), the sandbox child's start-up
 and `import jax` (its zygote forks each child), and the compilation of the
 suites' reference programs (JAX's caches, see compilation_cache). What the
@@ -50,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH)
     parser.add_argument("--sandbox", choices=("os", "process"), default="os")
     parser.add_argument("--report-fd", type=int, required=True)
-    parser.add_argument("--programs-dir", type=Path, help="the batch's store of JAX's compiled programs, shared by its workers")
+    parser.add_argument("--programs-dir", type=Path,
+                        help="the batch's store of JAX's compiled programs, shared by its workers")
     args = parser.parse_args(argv)
     # The worker compiles and runs the programs children export (jaxcheck.exported_program):
     # a hostile one that asks for all memory ends this worker, which costs only its submission.

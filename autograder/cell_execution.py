@@ -64,7 +64,8 @@ def execute_cells(cells: tuple[CodeCell, ...], namespace: dict, skip: frozenset[
             report.notes.append(messages.text("load.cell_not_implemented", cell=cell.number))
         except SystemExit as error:
             report.add_problem(
-                messages.text("load.cell_raised", cell=cell.number, error_type="SystemExit", error=first_line(error) or "sys.exit()")
+                messages.text("load.cell_raised", cell=cell.number, error_type="SystemExit",
+                              error=first_line(error) or "sys.exit()")
             )
         except Exception as error:
             report.add_problem(

@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="autograder", description="Auto-graded JAX exercises.")
     parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH, help="grading.toml to use")
     parser.add_argument("--lang", metavar="LANG",
-                        help="language of feedback: en or ko (default: $AUTOGRADER_LANG, else the notebook's own, else en)")
+                        help="language of feedback: en or ko "
+                             "(default: $AUTOGRADER_LANG, else the notebook's own, else en)")
     parser.add_argument("--hints", choices=messages.HINT_LEVELS,
                         help="how much a hint shows: idea, api (the API to read about) or recipe (worked code); "
                              "default: grading.toml's [feedback]")
@@ -60,7 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, help="seed for the hidden inputs (default: grading.toml's policy)")
     check.set_defaults(command=_check)
 
-    grade = commands.add_parser("grade", help="grade many submissions in sandboxes; write results.json per submission and grades.csv")
+    grade = commands.add_parser("grade",
+                                help="grade many submissions in sandboxes; "
+                                     "write results.json per submission and grades.csv")
     grade.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="submission files or directories of them")
     grade.add_argument("--out", type=Path, required=True, metavar="DIR")
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N")
@@ -79,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     grade.set_defaults(command=_grade)
 
     gradescope = commands.add_parser("gradescope-zip",
-                                     help="build Gradescope's autograder zip (setup.sh, run_autograder, the kit) for one assignment")
+                                     help="build Gradescope's autograder zip (setup.sh, run_autograder, the kit) "
+                                          "for one assignment")
     gradescope.add_argument("assignment", metavar="ASSIGNMENT")
     gradescope.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.zip")
     gradescope.add_argument("--sandbox", choices=("os", "process"), default="os",
@@ -92,13 +96,16 @@ def _parser() -> argparse.ArgumentParser:
                             help="Gradescope visibility of run_autograder's output")
     gradescope.set_defaults(command=_gradescope_zip)
 
-    release = commands.add_parser("release", help="sync check-cell points from grading.toml and regenerate assignments/ with nbgrader")
+    release = commands.add_parser("release",
+                                  help="sync check-cell points from grading.toml "
+                                       "and regenerate assignments/ with nbgrader")
     release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT")
     release.add_argument("--student-dist", type=Path, metavar="DIR",
                          help="also write the student distribution to DIR: a wheel without the answer key and the "
                               "released notebooks, each with an install cell first")
     release.add_argument("--student-install-url", metavar="URL",
-                         help="what the notebooks' install cell passes to pip (default: the wheel's path relative to the notebook)")
+                         help="what the notebooks' install cell passes to pip "
+                              "(default: the wheel's path relative to the notebook)")
     release.set_defaults(command=_release)
     return parser
 

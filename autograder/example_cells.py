@@ -46,7 +46,8 @@ _DYNAMIC_NAMES = frozenset({
     "globals", "locals", "vars", "eval", "exec", "dir", "__import__", "__main__", "__builtins__",
     "sys", "importlib", "inspect", "builtins",
 })
-_DYNAMIC_ATTRIBUTES = frozenset({"__globals__", "__dict__", "f_globals", "f_locals", "f_back", "modules", "__builtins__"})
+_DYNAMIC_ATTRIBUTES = frozenset({"__globals__", "__dict__", "f_globals", "f_locals", "f_back", "modules",
+                                 "__builtins__"})
 
 
 @dataclasses.dataclass(frozen=True)

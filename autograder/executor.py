@@ -72,7 +72,8 @@ class Executor:
         except TimeLimitExceeded:
             return {"ok": False, "error": {"kind": "timeout"}}, []
         except (SystemExit, KeyboardInterrupt, GeneratorExit) as error:
-            return {"ok": False, "error": {"kind": "exited", "message": f"{type(error).__name__}({_message(error)})"}}, []
+            return {"ok": False, "error": {"kind": "exited",
+                                           "message": f"{type(error).__name__}({_message(error)})"}}, []
         except Exception as error:
             return {"ok": False, "error": describe_exception(error)}, []
 

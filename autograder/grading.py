@@ -104,7 +104,8 @@ def _grade_source(source, path: Path, name: str, assignment: str, override: str 
 
 
 def assignment_mismatch(source, assignment: str, override: str | None, known: list[str]) -> str | None:
-    """A note naming the disagreement when --assignment, the metadata and the file name point to different assignments."""
+    """A note naming the disagreement when --assignment, the metadata and the file name point to different
+    assignments."""
     said = []
     if override in known:
         said.append((messages.text("load.source_option"), override))
@@ -145,7 +146,8 @@ def unreadable_result(name: str, path: Path, assignment: str | None, config: Gra
                             problem="unreadable")
 
 
-def crashed_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int, detail: str) -> SubmissionResult:
+def crashed_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int,
+                   detail: str) -> SubmissionResult:
     """The placeholder written before grading starts, and kept if grading dies."""
     result = unreadable_result(name, path, assignment, config, seed,
                                messages.text("report.grader_crashed", detail=detail))

@@ -60,7 +60,8 @@ class SandboxFailed(RuntimeError):
 class GradeCheckCellsInSandbox(NbGraderPreprocessor):
     """Replace every check cell's outputs with the sandboxed grader's feedback and points."""
 
-    enabled = Bool(True, help="Grade check cells with the sandboxed grader instead of the student's kernel.").tag(config=True)
+    enabled = Bool(True,
+                   help="Grade check cells with the sandboxed grader instead of the student's kernel.").tag(config=True)
     sandbox = Enum(("os", "process"), "os", help="os: an OS sandbox per submission; process: weaker.").tag(config=True)
     config_file = Unicode("", help="grading.toml to use (default: the kit's).").tag(config=True)
 

@@ -126,5 +126,6 @@ class GradingPlugin:
             if isinstance(error, AssertionError):
                 feedback = str(error).split("\nassert ")[0].strip()
             else:
-                feedback = messages.text("report.internal_error", error_type=type(error).__name__, error=str(error)[:500])
+                feedback = messages.text("report.internal_error", error_type=type(error).__name__,
+                                         error=str(error)[:500])
         self.outcomes[nodeid] = CheckOutcome(*function_prop, passed=passed, feedback=feedback)

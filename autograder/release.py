@@ -95,7 +95,8 @@ def release(config: GradingConfig, assignments: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as staging:
             completed = generate(assignment, release_dir=Path(staging))
             if completed.returncode != 0:
-                print(f"release: nbgrader failed for {assignment}:\n{completed.stdout}{completed.stderr}", file=sys.stderr)
+                print(f"release: nbgrader failed for {assignment}:\n{completed.stdout}{completed.stderr}",
+                      file=sys.stderr)
                 status = 1
                 continue
             shutil.rmtree(target, ignore_errors=True)
@@ -195,9 +196,8 @@ def student_dist(config: GradingConfig, out_dir: Path, assignments: list[str] | 
         released = root / "assignments" / assignment / f"{assignment}.ipynb"
         missing = [p for p in (solution_notebook(assignment, root), released) if not p.is_file()]
         if assignment not in config.points or missing:
-            print(f"release: cannot add {assignment} to the student distribution: "
-                  f"{'no points in grading.toml' if assignment not in config.points else f'{missing[0]} does not exist'}",
-                  file=sys.stderr)
+            why = "no points in grading.toml" if assignment not in config.points else f"{missing[0]} does not exist"
+            print(f"release: cannot add {assignment} to the student distribution: {why}", file=sys.stderr)
             return 1
         names.append(assignment)
     version = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]

@@ -30,7 +30,8 @@ PYTEST_OPTIONS = (
 )
 
 
-def run_checks(assignment: str, submission: Submission, seed: int, functions: set[str] | None = None) -> list[CheckOutcome]:
+def run_checks(assignment: str, submission: Submission, seed: int,
+               functions: set[str] | None = None) -> list[CheckOutcome]:
     """Run the suite of `assignment`; one outcome per executed check, in suite order."""
     plugin = GradingPlugin(submission, seed, functions)
     sink = io.StringIO()

@@ -91,10 +91,12 @@ class Submission:
         """Fail with the right feedback if `function` is missing or not callable."""
         facts = self.describe(function)
         if not facts.get("exists"):
-            raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells"), facts.get("load_problems"),
+            raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells"),
+                                                     facts.get("load_problems"),
                                                      facts.get("similar")))
         if not facts.get("callable"):
-            raise StudentCodeError(messages.text("call.not_callable", function=function, type_name=facts.get("type_name")))
+            raise StudentCodeError(messages.text("call.not_callable", function=function,
+                                                 type_name=facts.get("type_name")))
 
     def call(self, function: str, *args: Any, **kwargs: Any) -> Any:
         """`function(*args, **kwargs)` run as the student wrote it."""
@@ -234,7 +236,8 @@ class Submission:
         try:
             return exported_program.load(out_arrays[0].tobytes())
         except exported_program.ProgramRefused as refused:
-            raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})", reason=refused)) from None
+            raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})",
+                                                 reason=refused)) from None
 
     def _run_exported(self, exported, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
                       static_argnames: Sequence[str], call: str) -> Any:
@@ -251,7 +254,8 @@ class Submission:
         answer, _ = self._send(header, arrays, call or function, **template)
         return answer
 
-    def _send(self, header: dict, arrays: list, call: str, raised_template: str = "call.raised", **fields) -> tuple[dict, list]:
+    def _send(self, header: dict, arrays: list, call: str, raised_template: str = "call.raised",
+              **fields) -> tuple[dict, list]:
         try:
             answer, out_arrays = self._transport.request(header, arrays)
         except TransportFailure as failure:
@@ -363,7 +367,8 @@ def _describe_value(value: Any) -> str:
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
             return f"{value.dtype.name}({value.item()!r})"
-        short = {"float32": "f32", "int32": "i32", "bool": "bool", "uint32": "u32", "float64": "f64"}.get(value.dtype.name, value.dtype.name)
+        short = {"float32": "f32", "int32": "i32", "bool": "bool", "uint32": "u32",
+                 "float64": "f64"}.get(value.dtype.name, value.dtype.name)
         return f"{short}{list(value.shape)}"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {_describe_value(v)}" for k, v in value.items()) + "}"
@@ -390,7 +395,8 @@ def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: 
     return "\n".join([feedback, *problems])
 
 
-def _error_feedback(error: dict, call: str, function: str, raised_template: str = "call.raised", fields: dict | None = None) -> str:
+def _error_feedback(error: dict, call: str, function: str, raised_template: str = "call.raised",
+                    fields: dict | None = None) -> str:
     kind = error.get("kind")
     if kind == "missing":
         return _missing_feedback(function, error.get("not_implemented_cells"), error.get("load_problems"),

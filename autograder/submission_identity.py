@@ -130,7 +130,8 @@ def _submitter(entry: dict) -> str:
 
 
 def _classroom(file: Path, root: Path) -> Identity | None:
-    """`<slug>-<user>/...` where that folder is a git repository: the user, with the slug all repositories share removed."""
+    """`<slug>-<user>/...` where that folder is a git repository: the user, with the slug all repositories
+    share removed."""
     parts = _relative_parts(file, root)
     if len(parts) < 2 or not (root / parts[0] / ".git").exists():
         return None

@@ -146,7 +146,8 @@ def readable_cell(number: int, source: str) -> ReadableCell:
         return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
                                                  reason=f"character {error.start + 1} is not valid text"),))
     if "\0" in source or len(source) > MAX_CELL_CHARACTERS:
-        reason = "it contains a NUL character" if "\0" in source else f"it is longer than {MAX_CELL_CHARACTERS} characters"
+        reason = ("it contains a NUL character" if "\0" in source
+                  else f"it is longer than {MAX_CELL_CHARACTERS} characters")
         return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number, reason=reason),))
     if "%" not in source and "!" not in source and "?" not in source:
         return ReadableCell(source)  # nothing IPython would transform: the common case, no parsing

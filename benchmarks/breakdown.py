@@ -145,7 +145,8 @@ def _solution(assignment: str) -> Path:
 
 def _table(rows: dict) -> str:
     lines = ["autograder check on each full solution: where the wall time goes (seconds)",
-             f"{'assignment':22} {'run':5} {'wall':>6} " + " ".join(f"{row.replace('of which ', ''):>12}" for row in ROWS)]
+             f"{'assignment':22} {'run':5} {'wall':>6} "
+             + " ".join(f"{row.replace('of which ', ''):>12}" for row in ROWS)]
     for assignment, states in rows.items():
         for state, row in states.items():
             values = " ".join(f"{row['seconds'][name]:12.2f}" for name in ROWS)

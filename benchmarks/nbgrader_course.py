@@ -71,7 +71,8 @@ class Course:
         completed = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=self.root, env=env,
                                    capture_output=True, text=True)
         if completed.returncode != 0:
-            raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{completed.stdout[-2000:]}{completed.stderr[-3000:]}")
+            raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n"
+                               f"{completed.stdout[-2000:]}{completed.stderr[-3000:]}")
 
 
 def check_kit_config() -> None:

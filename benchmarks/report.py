@@ -83,7 +83,8 @@ def table(summary: dict) -> str:
     per = summary["per_submission"]
     lines.append(f"{'all':<22}{'':>25}{_num(per['median_seconds']):>8}{_num(per['p95_seconds']):>7}")
     memory = summary["memory_peak_mib"]
-    lines += ["", "peak memory (MiB): " + ", ".join(f"{k.removesuffix('_peak_rss_mb')} {v:.0f}" for k, v in memory.items())]
+    lines += ["", "peak memory (MiB): " + ", ".join(f"{k.removesuffix('_peak_rss_mb')} {v:.0f}" for k,
+                                                    v in memory.items())]
     if summary["check_seconds"]:
         lines += ["", f"{'checks (s)':<22}{'cold':>7}{'new seed':>10}{'check cell':>12}"]
         for assignment, t in summary["check_seconds"].items():
@@ -123,7 +124,8 @@ def _targets(summary: dict) -> list[dict]:
     targets = []
     ratio = summary["throughput"]["ratio"]
     if ratio is not None:
-        targets.append({"what": f"throughput >= {THROUGHPUT_RATIO:g}x nbgrader autograde", "met": ratio >= THROUGHPUT_RATIO,
+        targets.append({"what": f"throughput >= {THROUGHPUT_RATIO:g}x nbgrader autograde",
+                        "met": ratio >= THROUGHPUT_RATIO,
                         "measured": f"{ratio:.1f}x"})
     rows = summary["per_submission"]["per_assignment"]
     worst = max((r["full_to_floor"] for r in rows.values() if r["full_to_floor"] is not None), default=None)
@@ -140,7 +142,8 @@ def _targets(summary: dict) -> list[dict]:
                             "measured": f"slowest {measured[slowest]:.2f} s ({slowest})"})
     small = summary.get("small_batch")
     if small and small["ratio"] is not None:
-        targets.append({"what": f"small batch >= {THROUGHPUT_RATIO:g}x nbgrader autograde", "met": small["ratio"] >= THROUGHPUT_RATIO,
+        targets.append({"what": f"small batch >= {THROUGHPUT_RATIO:g}x nbgrader autograde",
+                        "met": small["ratio"] >= THROUGHPUT_RATIO,
                         "measured": f"{small['ratio']:.1f}x"})
     peak = max(summary["memory_peak_mib"].values())
     targets.append({"what": f"every grading process < {WORKER_MIB:g} MiB", "met": peak < WORKER_MIB,

@@ -74,8 +74,10 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchmarks/run.py", description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40, help="submissions per assignment (default 40)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="autograder grade --jobs (default: cores)")
-    parser.add_argument("--seed", type=int, default=2026, help="hidden-input seed for both graders, and the batch's mix")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="autograder grade --jobs (default: cores)")
+    parser.add_argument("--seed", type=int, default=2026,
+                        help="hidden-input seed for both graders, and the batch's mix")
     parser.add_argument("--json", type=Path, default=ROOT / "out" / "benchmark.json", help="where to write the JSON")
     parser.add_argument("--assignments", nargs="+", metavar="NAME", help="only these assignments")
     parser.add_argument("--skip-nbgrader", action="store_true", help="leave out nbgrader (no throughput ratio)")

@@ -71,7 +71,8 @@ def main() -> int:
                 elif not passed and key not in grader_fails:
                     lines.append(f"  stricter {case['file']}: {key[1]}: {feedback[:200]}")
         for case in cases.get("correct", []):
-            got = replayed(record, arrays, ROOT / "tests" / "corpus" / assignment / case["file"], set(case["functions"]))
+            got = replayed(record, arrays, ROOT / "tests" / "corpus" / assignment / case["file"],
+                           set(case["functions"]))
             lines += [f"  stricter {case['file']} (correct): {k[1]}: {v[1][:200]}" for k, v in got.items() if not v[0]]
         disagreements += len(lines)
         print(f"{assignment}: {len(lines)} disagreement(s)")

@@ -159,14 +159,16 @@ def test_the_batch_finishes_normally(attacked_batch):
 @pytest.mark.parametrize("assignment", SOLUTIONS)
 def test_solutions_in_the_same_batch_keep_full_marks(attacked_batch, assignment):
     result = _result(attacked_batch[1], f"solution_{assignment}")
-    assert result["score"] == result["extra_data"]["max_score"] > 0, [t for t in result["tests"] if t["status"] != "passed"]
+    failed = [t for t in result["tests"] if t["status"] != "passed"]
+    assert result["score"] == result["extra_data"]["max_score"] > 0, failed
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])
 def test_attack_earns_only_what_its_honest_code_earns(attacked_batch, case):
     result = _result(attacked_batch[1], f"attack_{case['file'].removesuffix('.py')}_02_where")
     failed = {t["name"]: t["output"] for t in result["tests"] if t["status"] != "passed"}
-    assert result["score"] == case["earns"], f"{case['why']}: scored {result['score']}, failed: {json.dumps(failed, indent=1)[:3000]}"
+    assert result["score"] == case["earns"], (
+        f"{case['why']}: scored {result['score']}, failed: {json.dumps(failed, indent=1)[:3000]}")
     for name in case.get("zero", []):
         assert name in failed, f"{case['why']}: {name} should score 0"
         assert case.get("feedback", "") in failed[name], f"{name}: {failed[name]}"
@@ -248,4 +250,5 @@ def test_solutions_graded_after_the_attacks_keep_full_marks(later_batch, assignm
     completed, out = later_batch
     assert completed.returncode == 0, completed.stderr[-2000:]
     result = _result(out, f"solution_{assignment}")
-    assert result["score"] == result["extra_data"]["max_score"] > 0, [t for t in result["tests"] if t["status"] != "passed"]
+    failed = [t for t in result["tests"] if t["status"] != "passed"]
+    assert result["score"] == result["extra_data"]["max_score"] > 0, failed

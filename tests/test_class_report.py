@@ -366,7 +366,8 @@ def test_report_renders_in_a_headless_browser(written, graded, report, tmp_path)
         sent = [m["params"] for m in requested if m["method"] == "Network.requestWillBeSent"]
         ours = [p["request"]["url"] for p in sent if p.get("documentURL") == uri]  # not the browser's own start page
         assert ours and ours[0] == uri and all(url.startswith("data:image/png;base64,") for url in ours[1:]), ours
-        elsewhere = [p["request"]["url"] for p in sent if not p["request"]["url"].startswith(("file:", "data:", "chrome:"))]
+        elsewhere = [p["request"]["url"] for p in sent if not p["request"]["url"].startswith(("file:", "data:",
+                                                                                              "chrome:"))]
         assert not elsewhere
         height = driver.execute_script("return document.documentElement.scrollHeight;")
         driver.set_window_size(1280, min(max(height, 1000), 16000))

@@ -76,7 +76,8 @@ def test_an_example_reading_a_name_the_student_only_imports_is_still_skipped():
     assert _skipped(SETUP, EXAMPLE, "import jax.numpy as jnp\n" + SOLUTION) == {2}
 
 
-@pytest.mark.parametrize("dynamic", ["globals()['x']", "eval('x')", "exec('print(x)')", "vars()", "set_element.__globals__",
+@pytest.mark.parametrize("dynamic", ["globals()['x']", "eval('x')", "exec('print(x)')", "vars()",
+                                     "set_element.__globals__",
                                      "import sys\nsys.modules['__main__']"])
 def test_a_student_cell_that_reaches_names_dynamically_turns_skipping_off(dynamic):
     assert _skipped(SETUP, EXAMPLE, SOLUTION, dynamic) == set()
@@ -116,7 +117,8 @@ def _global_state_changes(source: str) -> list[str]:
             name = ast.unparse(node.func)
             if name.endswith(GLOBAL_SETTERS):
                 found.append(name)
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and ast.unparse(node.value).endswith("environ"):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx,
+                                                          ast.Store) and ast.unparse(node.value).endswith("environ"):
             found.append(ast.unparse(node))
     return found
 
@@ -138,7 +140,8 @@ def test_released_example_cells_change_no_global_state(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_setup_cell_is_never_an_example(assignment):
     notebook = nbformat.read(REPO / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
-    setup = [cell.source for cell in notebook.cells if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup"]
+    setup = [cell.source for cell in notebook.cells if cell.get("metadata", {}).get("nbgrader",
+                                                                                    {}).get("grade_id") == "setup"]
     assert len(setup) == 1
     released = released_cells(assignment)
     assert setup[0] in released.locked and setup[0] not in released.examples

@@ -31,7 +31,8 @@ WORKFLOW = REPO / "autograder" / "integrations" / "github_classroom" / "classroo
 ASSIGNMENT = "02_where"
 # Every action the workflow uses, each checked to exist at that version: actions/checkout and
 # actions/setup-python (v4, v5), and the reporter, whose v1 reads `runners` and <ID>_RESULTS.
-KNOWN_ACTIONS = {"actions/checkout@v4", "actions/setup-python@v5", "classroom-resources/autograding-grading-reporter@v1"}
+KNOWN_ACTIONS = {"actions/checkout@v4", "actions/setup-python@v5",
+                 "classroom-resources/autograding-grading-reporter@v1"}
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,10 @@ def _reporter(runners_input: str, environment: dict[str, str]) -> dict:
 
 
 def _run_steps(workflow, tmp_path: Path, notebook: Path) -> tuple[dict, dict, str]:
-    """The Grade and Points steps in a fresh workspace holding `notebook`; returns ($GITHUB_OUTPUT, $GITHUB_ENV, summary)."""
+    """The Grade and Points steps in a fresh workspace holding `notebook`.
+
+    Returns ($GITHUB_OUTPUT, $GITHUB_ENV, summary).
+    """
     workspace, runner_temp, bin_dir = tmp_path / "workspace", tmp_path / "runner-temp", tmp_path / "bin"
     for directory in (workspace, runner_temp / "venv" / "bin", bin_dir):
         directory.mkdir(parents=True)
@@ -166,7 +170,8 @@ def os_sandbox():
 
 
 def test_a_solved_notebook_reports_full_points(workflow, tmp_path, os_sandbox):
-    outputs, environment, summary = _run_steps(workflow, tmp_path, REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    outputs, environment, summary = _run_steps(workflow, tmp_path,
+                                               REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     total = grading_config.load().assignment_total(ASSIGNMENT)
     report = _reporter(outputs["runners"], environment)
     assert report["points"] == f"Points {total:g}/{total:g}" and outputs["points"] == f"{total:g}/{total:g}"
@@ -179,7 +184,8 @@ def test_a_solved_notebook_reports_full_points(workflow, tmp_path, os_sandbox):
 
 
 def test_an_unsolved_notebook_reports_zero_with_feedback(workflow, tmp_path, os_sandbox):
-    outputs, environment, summary = _run_steps(workflow, tmp_path, REPO / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    outputs, environment, summary = _run_steps(workflow, tmp_path,
+                                               REPO / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     total = grading_config.load().assignment_total(ASSIGNMENT)
     report = _reporter(outputs["runners"], environment)
     assert report["points"] == f"Points 0/{total:g}" and report["failed"]

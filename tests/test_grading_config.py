@@ -54,7 +54,8 @@ def test_each_property_is_graded_once(config):
 
 
 @pytest.mark.parametrize("bad, message", [
-    ('[limits]\nsubmission_seconds = 1\nload_seconds = 1\ncall_seconds = 1\n[assignments.a.f]\n"p" = -1\n', "non-negative"),
+    ('[limits]\nsubmission_seconds = 1\nload_seconds = 1\ncall_seconds = 1\n[assignments.a.f]\n"p" = -1\n',
+     "non-negative"),
     ("[limits]\nsubmission_seconds = 1\n", "load_seconds"),
     ("not toml [", "not valid TOML"),
     ('[limits]\nsubmission_seconds = 1\nload_seconds = 1\ncall_seconds = 1\n[assignments.a.selu]\n"p" = 1\n'

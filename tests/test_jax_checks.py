@@ -186,7 +186,8 @@ def _scan_with_tuple_carry_returned():
 
 
 VMAP_AND_CARRY_ERRORS = [
-    ("params mapped with the batch", lambda: jax.vmap(_predict)({"w": jnp.ones((3, 2)), "b": jnp.ones(2)}, jnp.ones((5, 3))),
+    ("params mapped with the batch", lambda: jax.vmap(_predict)({"w": jnp.ones((3, 2)), "b": jnp.ones(2)}, jnp.ones((5,
+                                                                                                                     3))),
      ("must not be mapped", "`jax.vmap(in_axes=...)`", "in_axes=(None, 0)")),
     ("0-d params leaf mapped", lambda: jax.vmap(_predict)({"w": jnp.ones(3), "b": jnp.float32(0)}, jnp.ones((5, 3))),
      ("must not be mapped", "`jax.vmap(in_axes=...)`", "in_axes=(None, 0)")),
@@ -200,7 +201,8 @@ VMAP_AND_CARRY_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("trigger, said", [e[1:] for e in VMAP_AND_CARRY_ERRORS], ids=[e[0] for e in VMAP_AND_CARRY_ERRORS])
+@pytest.mark.parametrize("trigger, said", [e[1:] for e in VMAP_AND_CARRY_ERRORS],
+                         ids=[e[0] for e in VMAP_AND_CARRY_ERRORS])
 def test_vmap_and_carry_errors_map_to_a_hint_at_every_level(trigger, said):
     with pytest.raises((ValueError, TypeError)) as caught:
         trigger()

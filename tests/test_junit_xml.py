@@ -28,7 +28,8 @@ def _check(name, points, passed, feedback=""):
 PERFECT = _result("perfect", [_check("selu: correct", 2, True), _check("selu: jittable", 1, True)], seconds=1.5)
 PARTIAL = _result("partial", [
     _check("selu: correct", 2, True),
-    _check("selu: jittable", 1, False, "selu(f32[10]) cannot be traced by jax.jit\nHint: use `jnp.where(x > 0, x, 0)` & co."),
+    _check("selu: jittable", 1, False,
+           "selu(f32[10]) cannot be traced by jax.jit\nHint: use `jnp.where(x > 0, x, 0)` & co."),
 ], seconds=2.25)
 CRASHED = _result("crashed", [
     _check("selu: correct", 2, False, "Grading did not finish for this submission (worker died); it scores 0."),

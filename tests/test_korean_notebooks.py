@@ -44,7 +44,8 @@ def _docstrings(source: str) -> set[int]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value,
+                                                                                                    str):
                 lines.add(first.value.lineno)
     return lines
 
@@ -90,7 +91,7 @@ def test_same_cells_ids_and_nbgrader_metadata(assignment):
 @pytest.mark.parametrize("assignment", KOREAN)
 def test_same_checks_and_setup(assignment):
     english, korean = _pair(assignment)
-    for en, ko in zip(english.cells, korean.cells):
+    for en, ko in zip(english.cells, korean.cells, strict=True):
         if en.cell_type != "code":
             continue
         nbgrader = en.metadata.get("nbgrader", {})
@@ -105,7 +106,7 @@ def test_same_checks_and_setup(assignment):
 @pytest.mark.parametrize("assignment", KOREAN)
 def test_same_code_in_every_cell(assignment):
     english, korean = _pair(assignment)
-    for en, ko in zip(english.cells, korean.cells):
+    for en, ko in zip(english.cells, korean.cells, strict=True):
         if en.cell_type == "code" and _grade_id(en) != "setup":
             mask = _any_string if (assignment, en.get("id")) in LABELS_PRINTED_THROUGH_A_NAME else str
             assert [mask(t) for t in _code(ko.source)] == [mask(t) for t in _code(en.source)], \
@@ -115,7 +116,7 @@ def test_same_code_in_every_cell(assignment):
 @pytest.mark.parametrize("assignment", KOREAN)
 def test_markdown_is_translated_and_keeps_its_code(assignment):
     english, korean = _pair(assignment)
-    for en, ko in zip(english.cells, korean.cells):
+    for en, ko in zip(english.cells, korean.cells, strict=True):
         if en.cell_type != "markdown":
             continue
         assert re.search(r"[가-힣]", ko.source), f"markdown cell {en.get('id')} has no Korean"

@@ -1,4 +1,5 @@
-"""assignments/ is exactly what real `nbgrader generate_assignment` makes from solutions/, and check-cell points match grading.toml.
+"""assignments/ is exactly what real `nbgrader generate_assignment` makes from solutions/, and check-cell points
+match grading.toml.
 
 Staleness is checked byte for byte. nbgrader's output is deterministic: cell
 ids come from the source notebook, checksums are MD5 sums of the cell source
@@ -35,7 +36,8 @@ def _cell_differences(expected_path, actual_path) -> list[str]:
     expected_cells = {c.get("id"): c for c in expected["cells"]}
     actual_cells = {c.get("id"): c for c in actual["cells"]}
     if list(expected_cells) != list(actual_cells):
-        differences.append(f"cell ids/order: nbgrader makes {list(expected_cells)}, assignments/ has {list(actual_cells)}")
+        differences.append(f"cell ids/order: nbgrader makes {list(expected_cells)}, "
+                           f"assignments/ has {list(actual_cells)}")
     for cell_id in expected_cells:
         if cell_id in actual_cells and expected_cells[cell_id] != actual_cells[cell_id]:
             keys = sorted(k for k in set(expected_cells[cell_id]) | set(actual_cells[cell_id])
@@ -51,7 +53,8 @@ def test_assignments_dir_is_what_nbgrader_generates_from_solutions(assignment, t
     generated, committed = tmp_path / assignment, REPO / "assignments" / assignment
     rerun = f"run `autograder release {assignment}` (or `make release`) and commit assignments/{assignment}/"
     assert committed.is_dir(), f"assignments/{assignment}/ does not exist: {rerun}"
-    assert _files(committed) == _files(generated), f"assignments/{assignment}/ has different files than nbgrader makes: {rerun}"
+    assert _files(committed) == _files(generated), (
+        f"assignments/{assignment}/ has different files than nbgrader makes: {rerun}")
     for name in _files(generated):
         if (generated / name).read_bytes() != (committed / name).read_bytes():
             differences = (_cell_differences(generated / name, committed / name) if name.suffix == ".ipynb"
@@ -76,7 +79,8 @@ def test_one_locked_check_cell_per_function_with_grading_toml_points(assignment,
         "every graded function needs exactly one grade cell check_<function>, and no other grade cells"
     for function in functions:
         meta = grade_cells[f"check_{function}"].metadata.nbgrader
-        assert meta.get("locked") is True and meta.get("solution") is False, f"check_{function} must be a locked grade cell"
+        assert meta.get("locked") is True and meta.get("solution") is False, (
+            f"check_{function} must be a locked grade cell")
         assert float(meta.points) == CONFIG.function_total(assignment, function), (
             f"check_{function} is worth {meta.points} points but grading.toml gives {function} "
             f"{CONFIG.function_total(assignment, function):g}: run `autograder release {assignment}`")

@@ -169,7 +169,8 @@ def _read_gradebook(root: Path) -> dict:
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         for submission in gradebook.assignment_submissions(ASSIGNMENT):
             notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, submission.student_id)
-            grades[submission.student_id] = {g.name: (g.score, g.max_score, g.needs_manual_grade) for g in notebook.grades}
+            grades[submission.student_id] = {g.name: (g.score, g.max_score,
+                                                      g.needs_manual_grade) for g in notebook.grades}
     return grades
 
 
@@ -251,7 +252,7 @@ def test_autograde_succeeds_for_every_student(course):
     assert set(course.gradebook) <= set(course.autograded)
     for student, grades in course.gradebook.items():
         assert sorted(grades) == sorted(CHECK_CELLS)
-        for cell, (score, max_score, needs_manual) in grades.items():
+        for cell, (_score, max_score, needs_manual) in grades.items():
             assert max_score == CONFIG.function_total(ASSIGNMENT, cell.removeprefix("check_"))
             assert not needs_manual, f"{student}/{cell} left for manual grading"
 
@@ -267,7 +268,8 @@ def test_partial_credit_inside_check_cells(course):
     """The three students span no, partial and full credit, so the comparison above means something."""
     scores = {s: {c: v[0] for c, v in course.gradebook[s].items()} for s in ("full", "partial", "stub")}
     assert scores["full"] == {c: CONFIG.function_total(ASSIGNMENT, c.removeprefix("check_")) for c in CHECK_CELLS}
-    assert scores["partial"] == {"check_set_element": 4, "check_set_diagonal": 4, "check_histogram": 1, "check_swap_rows": 0}
+    assert scores["partial"] == {"check_set_element": 4, "check_set_diagonal": 4, "check_histogram": 1,
+                                 "check_swap_rows": 0}
     assert set(scores["stub"].values()) == {0}
 
 
@@ -276,7 +278,8 @@ def test_check_cells_write_nothing_to_stderr_and_use_autograder_seed(course, stu
     for cell in course.autograded[student].cells:
         if _grade_id(cell) in CHECK_CELLS:
             kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
-            assert ("stream", "stderr") not in kinds and "error" not in [k for k, _ in kinds], f"{_grade_id(cell)}: {cell.outputs}"
+            assert ("stream", "stderr") not in kinds and "error" not in [k for k, _ in kinds], (
+                f"{_grade_id(cell)}: {cell.outputs}")
             printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
             assert f"hidden-input seed {SEED}" in printed
 
@@ -358,7 +361,7 @@ def test_a_resubmission_whose_kernel_dies_does_not_keep_earlier_full_marks(cours
 
 def test_a_cell_that_ignores_the_interrupt_costs_the_cells_after_it(course):
     assert course.stuck.returncode == 0, course.stuck.stderr[-5000:]
-    score, _, needs_manual = zip(*course.later["stuck"].values())
+    score, _, needs_manual = zip(*course.later["stuck"].values(), strict=True)
     assert set(score) == {0} and not any(needs_manual)
     cells = {_grade_id(c): c for c in course.autograded["stuck"].cells}
     assert cells["set_element_solution"].outputs[-1].evalue == KERNEL_STUCK

@@ -204,7 +204,8 @@ def test_grades_the_submitted_code_without_the_kernels_outputs_and_nbgrader_read
 
     def fake_grade(path, config, *, seed, backend, **_):
         graded_files.append((nbformat.read(path, as_version=4), backend))
-        checks = [CheckResult(f, prop, points if f != "selu" else points / 3, points, f != "selu", "the sandbox's feedback")
+        checks = [CheckResult(f, prop, points if f != "selu" else points / 3, points, f != "selu",
+                              "the sandbox's feedback")
                   for f in config.functions(ASSIGNMENT) for prop, points in config.points[ASSIGNMENT][f].items()]
         return SubmissionResult(name="x", path=str(path), assignment=ASSIGNMENT, seed=seed, checks=checks)
 

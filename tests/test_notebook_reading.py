@@ -32,7 +32,8 @@ def test_line_magics_and_shell_commands_are_skipped_with_a_note_and_line_numbers
     source = "%matplotlib inline\n!pip install optax\nfiles = !ls\ndef f(x):\n    %time y = x\n    return x + 1\n"
     readable = readable_cell(3, source)
     assert readable.source.splitlines()[5] == "    return x + 1"  # same line as in the cell
-    assert len(readable.notes) == 4 and all(note.startswith("Cell 3: skipped IPython-only line") for note in readable.notes)
+    assert len(readable.notes) == 4
+    assert all(note.startswith("Cell 3: skipped IPython-only line") for note in readable.notes)
     assert "`!pip install optax`" in readable.notes[1]
     assert _run(source)["f"](1) == 2
 
@@ -74,7 +75,8 @@ def test_honest_notebook_with_magics_continuations_and_a_broken_cell_keeps_full_
     notebook = nbformat.read(REPO / "solutions" / "02_where" / "02_where.ipynb", as_version=4)
     for cell in notebook.cells:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "masked_mean_solution":
-            cell.source = cell.source.replace("### BEGIN SOLUTION", "### BEGIN SOLUTION\n    count = (mask\n!= False).sum()", 1)
+            cell.source = cell.source.replace("### BEGIN SOLUTION",
+                                              "### BEGIN SOLUTION\n    count = (mask\n!= False).sum()", 1)
     notebook.cells.insert(3, nbformat.v4.new_code_cell("%load_ext autoreload\n!pip install -q jax\ns = 'odd \ud800'"))
     notebook.cells.insert(3, nbformat.v4.new_code_cell("%%time\nwarm = 1 + 1"))
     path = tmp_path / "student_02_where.ipynb"
@@ -83,5 +85,6 @@ def test_honest_notebook_with_magics_continuations_and_a_broken_cell_keeps_full_
     completed = run_cli("grade", str(path), "--out", str(out), "--jobs", "1", "--seed", "3")
     assert completed.returncode == 0, completed.stderr[-2000:]
     result = json.loads((out / path.stem / "results.json").read_text())
-    assert result["score"] == result["extra_data"]["max_score"] == 17, [t for t in result["tests"] if t["status"] != "passed"]
+    failed = [t for t in result["tests"] if t["status"] != "passed"]
+    assert result["score"] == result["extra_data"]["max_score"] == 17, failed
     assert "could not be read" in result["output"] and "`%%time`" in result["output"]

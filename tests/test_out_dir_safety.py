@@ -191,7 +191,8 @@ def test_names_are_unique_ignoring_case(runs):
 def test_nothing_is_written_outside_out(runs):
     assert runs["after_first"]["root"] == runs["root_before"]
     assert runs["after_first"]["submissions"] == runs["submissions_before"]
-    assert _tree(runs["outside"]) == {**runs["outside_before"], "forged.json": (runs["outside"] / "forged.json").read_bytes()}
+    assert _tree(runs["outside"]) == {**runs["outside_before"],
+                                      "forged.json": (runs["outside"] / "forged.json").read_bytes()}
 
 
 def test_names_are_stable_when_a_submission_is_added(runs):
@@ -401,7 +402,7 @@ def test_read_refuses_anything_but_a_bounded_regular_file_without_blocking(out, 
              "missing": "does not exist", "linked_entry": "is a symbolic link"}
     for entry, message in cases.items():
         with pytest.raises(OutDirError, match=message):
-            _in_time(lambda: out.read_file(entry, "results.json", limit=100))
+            _in_time(lambda entry=entry: out.read_file(entry, "results.json", limit=100))
     assert out.read_file("big", "results.json", limit=101) == b" " * 101
 
 

@@ -86,7 +86,8 @@ def batch(tmp_path_factory):
     submissions.mkdir()
     (submissions / f"solution_{ASSIGNMENT}.ipynb").write_bytes(SOLUTION.read_bytes())
     (submissions / f"spoiler_{ASSIGNMENT}.py").write_text(SPOILER)
-    (submissions / f"stub_{ASSIGNMENT}.ipynb").write_bytes((REPO / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes())
+    stub = REPO / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    (submissions / f"stub_{ASSIGNMENT}.ipynb").write_bytes(stub.read_bytes())
     with_programs = grade_batch([submissions], root / "with", config, seed=2026, jobs=1)
     return {r["extra_data"]["submission"]: r for r in with_programs}, root, config
 
@@ -109,7 +110,8 @@ def test_grading_with_shared_programs_gives_the_same_results_as_without(batch, t
         path = next((root / "submissions").glob(f"{name}.*"))
         without = grade_submission(path, config, seed=2026).to_gradescope()
         assert result["tests"] == without["tests"], name
-        assert not any("changed the grading environment" in note for note in result["extra_data"].get("notes", [])), name
+        assert not any("changed the grading environment" in note for note in result["extra_data"].get("notes",
+                                                                                                      [])), name
 
 
 def test_the_store_holds_library_programs_only_and_children_cannot_change_it(tmp_path):

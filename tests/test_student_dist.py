@@ -69,7 +69,8 @@ def _student_notebooks(dist: Path) -> list[Path]:
 # --- no answer key -----------------------------------------------------------------
 
 def _texts(name: str, content: bytes) -> list[tuple[str, str]]:
-    """The text of a file of the distribution, as written and as its strings read (unescaped); archives member by member."""
+    """The text of a file of the distribution, as written and as its strings read (unescaped);
+    archives member by member."""
     if name.endswith((".npz", ".whl", ".zip")):
         with zipfile.ZipFile(io.BytesIO(content)) as archive:
             return [item for member in archive.namelist() for item in _texts(f"{name}:{member}", archive.read(member))]
@@ -111,7 +112,8 @@ def test_secret_lines_are_the_solutions():
     quoted = next(line for line in sorted(secrets) if '"' in line)
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(quoted)])
     for name, content in [("a.json", json.dumps({"k": quoted})), ("a.ipynb", nbformat.writes(notebook)),
-                          ("a.py", f"X = {quoted!r}\n"), ("a.po", f'msgid ""\nmsgstr ""\n\nmsgid {json.dumps(quoted)}\nmsgstr ""\n')]:
+                          ("a.py", f"X = {quoted!r}\n"),
+                          ("a.po", f'msgid ""\nmsgstr ""\n\nmsgid {json.dumps(quoted)}\nmsgstr ""\n')]:
         assert _leaks(_texts(name, content.encode()), {quoted}), name
 
 
@@ -303,7 +305,8 @@ def test_installs_without_grader_pins(installed_by_notebook):
     python, _ = installed_by_notebook
     versions = {p["name"].lower().replace("_", "-"): p["version"]
                 for p in json.loads(_pip(python, "list", "--format", "json").stdout)}
-    assert not versions.keys() & {"nbgrader", "jupyter-server", "notebook", "jupyterlab", "pytest", "matplotlib", "tqdm"}
+    assert not versions.keys() & {"nbgrader", "jupyter-server", "notebook", "jupyterlab", "pytest", "matplotlib",
+                                  "tqdm"}
     _pip(python, "check")
     pinned = os.environ.get("AUTOGRADER_STUDENT_JAX")
     if pinned:  # the student package did not upgrade the jax it found
@@ -384,7 +387,8 @@ def test_replay_agrees_with_the_grader(assignment, wheel_data):
     assert stub.keys() == solution.keys() and not any(passed for passed, _ in stub.values())
     cases = tomllib.loads((ROOT / "tests" / "corpus" / assignment / "cases.toml").read_text(encoding="utf-8"))
     for case in cases["mistake"][:MISTAKES_PER_ASSIGNMENT]:
-        got = _replayed(wheel_data, assignment, ROOT / "tests" / "corpus" / assignment / case["file"], {case["function"]})
+        got = _replayed(wheel_data, assignment, ROOT / "tests" / "corpus" / assignment / case["file"],
+                        {case["function"]})
         missed = [prop for prop in case["fails"] if got[(case["function"], prop)][0]]
         assert not missed, f"{case['file']}: the replay passes {missed}, which the grader fails"
 

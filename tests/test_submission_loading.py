@@ -52,7 +52,8 @@ def test_missing_file_is_reported(tmp_path):
 
 
 def test_magics_are_skipped_with_a_note(tmp_path):
-    source = read(_notebook(tmp_path / "a.ipynb", "%matplotlib inline\n!pip install jax\nx = 1\nif x:\n    %time y = 2"))
+    source = read(_notebook(tmp_path / "a.ipynb",
+                            "%matplotlib inline\n!pip install jax\nx = 1\nif x:\n    %time y = 2"))
     namespace = {}
     report = execute_cells(source.cells, namespace)
     assert namespace["x"] == 1
@@ -85,7 +86,8 @@ def test_sys_exit_at_top_level_is_a_note_not_an_exit(tmp_path):
 
 
 def test_assignment_from_metadata_then_file_name_then_override(tmp_path):
-    by_metadata = read(_notebook(tmp_path / "homework.ipynb", "x = 1", metadata={"autograder": {"assignment": "02_where"}}))
+    by_metadata = read(_notebook(tmp_path / "homework.ipynb", "x = 1",
+                                 metadata={"autograder": {"assignment": "02_where"}}))
     assert resolve_assignment(by_metadata, KNOWN, None) == "02_where"
     by_name = read(_notebook(tmp_path / "kim_01_immutable_updates.ipynb", "x = 1"))
     assert resolve_assignment(by_name, KNOWN, None) == "01_immutable_updates"
@@ -114,7 +116,8 @@ def test_exception_in_a_function_names_the_call_and_the_cell(tmp_path, backend, 
     path.write_text("def selu(x, alpha=1.67, lmbda=1.05):\n    raise RuntimeError('boom')\n")
     result = grade_submission(path, config, seed=seed, backend=backend, assignment="02_where", functions={"selu"})
     assert result.score == 0
-    assert all("RuntimeError: boom" in c.feedback and "(in `selu`, line 2 of its cell)" in c.feedback for c in result.checks)
+    assert all("RuntimeError: boom" in c.feedback and "(in `selu`, line 2 of its cell)" in c.feedback
+               for c in result.checks)
 
 
 @pytest.mark.parametrize("backend", ["inprocess", "sandbox"])

@@ -18,14 +18,16 @@ def _plain(leaf):
 
 
 def test_round_trip_keeps_structure_and_dtypes():
-    value = {"a": (np.arange(3, dtype=np.int32), [1, 2.5, None, True, "s"]), "b": np.float32(2) * np.ones((2, 2), np.float32)}
+    value = {"a": (np.arange(3, dtype=np.int32), [1, 2.5, None, True, "s"]), "b": np.float32(2) * np.ones((2, 2),
+                                                                                                          np.float32)}
     skeleton, arrays = encode(value, _plain)
     back = decode(skeleton, [array_from_bytes(array_to_bytes(a)) for a in arrays], lambda a: a, lambda d, i: (d, i))
     assert isinstance(back["a"], tuple) and back["a"][1] == [1, 2.5, None, True, "s"]
     assert back["a"][0].dtype == np.int32 and np.array_equal(back["b"], value["b"])
 
 
-@pytest.mark.parametrize("array", [np.array([object()], dtype=object), np.array(["text"]), np.zeros(2, dtype=[("f", "i4")])])
+@pytest.mark.parametrize("array", [np.array([object()], dtype=object), np.array(["text"]), np.zeros(2, dtype=[("f",
+                                                                                                               "i4")])])
 def test_non_numeric_arrays_are_refused(array):
     with pytest.raises(WireFormatError):
         encode({"x": array}, _plain)
@@ -110,7 +112,8 @@ def test_a_list_of_hundreds_of_arrays_crosses_on_both_backends(backend, tmp_path
         notes = transport.start().notes
     else:
         namespace, report = load_namespace(read(program), limits.load_seconds)
-        transport, notes = InProcessTransport(namespace, report, limits.call_seconds, limits.submission_seconds), report.notes
+        transport, notes = InProcessTransport(namespace, report, limits.call_seconds,
+                                              limits.submission_seconds), report.notes
     try:
         values = Submission(transport, notes).call_with("many", (500,))
     finally:

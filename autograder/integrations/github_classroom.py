@@ -67,7 +67,8 @@ def load_results(path: Path) -> list[dict]:
 
 
 def runner_results(results: list[dict], *, max_score: float = 0.0,
-                   reason: str = "No result was written: grading did not run or did not finish.") -> list[tuple[str, dict]]:
+                   reason: str = "No result was written: grading did not run or did not finish.") -> list[tuple[str,
+                                                                                                                dict]]:
     """(runner id, reporter JSON) for every check of every result, in order.
 
     With no check at all, one runner "grading" that scores 0 of `max_score`
@@ -89,7 +90,8 @@ def runner_results(results: list[dict], *, max_score: float = 0.0,
             status = "pass" if passed else status_if_failed
             runner = _runner_id(name, taken)
             runners.append((runner, _reporter_json(status, points, [
-                _test(prefix + name, status, _number(test.get("score")), "" if passed else str(test.get("output") or ""))])))
+                _test(prefix + name, status, _number(test.get("score")),
+                      "" if passed else str(test.get("output") or ""))])))
     if runners:
         return runners
     maximum = max_score or max((_number((r.get("extra_data") or {}).get("max_score")) for r in results), default=0.0)
@@ -117,7 +119,8 @@ def points(runners: list[tuple[str, dict]]) -> tuple[float, float]:
 
 def encode(result: dict) -> str:
     """base64 of the compact UTF-8 JSON, as the autograding actions' `result` outputs are."""
-    return base64.b64encode(json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).decode("ascii")
+    return base64.b64encode(json.dumps(result, ensure_ascii=False, separators=(",",
+                                                                               ":")).encode("utf-8")).decode("ascii")
 
 
 def environment_name(runner: str) -> str:
@@ -132,7 +135,8 @@ def summary_markdown(runners: list[tuple[str, dict]]) -> str:
         for test in result["tests"]:
             mark = "passed" if test["status"] == "pass" else "failed" if test["status"] == "fail" else "not graded"
             lines.append(f"| {_cell(test['name'])} | {test['score']:g} / {result['max_score']:g} | {mark} |")
-    failed = [(t["name"], t["message"]) for _, r in runners for t in r["tests"] if t["status"] != "pass" and t["message"]]
+    failed = [(t["name"], t["message"]) for _,
+              r in runners for t in r["tests"] if t["status"] != "pass" and t["message"]]
     if failed:
         lines += ["", "#### Feedback", ""]
         for name, message in failed:

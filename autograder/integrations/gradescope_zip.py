@@ -102,7 +102,8 @@ def build(assignment: str, output_zip: Path | str, config, *, repo_root: Path | 
     """
     repo_root = Path(repo_root)
     if assignment not in config.assignments:
-        raise BuildError(f"no assignment named {assignment!r} in {config.source}; known: {', '.join(config.assignments)}")
+        known = ", ".join(config.assignments)
+        raise BuildError(f"no assignment named {assignment!r} in {config.source}; known: {known}")
     if not _SAFE_NAME.match(assignment):
         raise BuildError(f"assignment name {assignment!r} must be letters, digits, '_', '.' or '-' to be used in "
                          "the zip's scripts")
@@ -400,7 +401,8 @@ def find_submission(directory: Path, assignment: str) -> Path | str:
         if len(candidates) == 1:
             return candidates[0]
         if candidates:
-            for choose in (lambda p: p.name == f"{assignment}{suffix}", lambda p: assignment in p.stem):
+            named = f"{assignment}{suffix}"
+            for choose in (lambda p, named=named: p.name == named, lambda p: assignment in p.stem):
                 chosen = [p for p in candidates if choose(p)]
                 if len(chosen) == 1:
                     return chosen[0]
@@ -524,7 +526,8 @@ def _last_line(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.integrations.gradescope_zip",
-                                     description="Gradescope's autograder zip: build it, or run what its run_autograder runs.")
+                                     description="Gradescope's autograder zip: build it, "
+                                                 "or run what its run_autograder runs.")
     commands = parser.add_subparsers(dest="command", required=True)
     make = commands.add_parser("build", help="write the autograder zip for one assignment")
     make.add_argument("assignment")

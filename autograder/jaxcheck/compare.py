@@ -59,14 +59,14 @@ def assert_close(actual: Any, expected: Any, *, call: str, rtol: float | None = 
                  atol: float | None = None, check_dtype: bool = False) -> None:
     """Every leaf of `actual` matches `expected` in shape (and dtype) and values."""
     assert_same_structure(actual, expected, call=call)
-    for got, want in zip(_leaves(actual), _leaves(expected)):
+    for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
         _assert_leaf_close(got, want, call=call, rtol=rtol, atol=atol, check_dtype=check_dtype)
 
 
 def assert_same_shapes(actual: Any, expected: Any, *, call: str) -> None:
     """Same structure and leaf shapes; values not compared."""
     assert_same_structure(actual, expected, call=call)
-    for got, want in zip(_leaves(actual), _leaves(expected)):
+    for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
         got, want = _as_array(got, call), np.asarray(want)
         if got.shape != want.shape:
             raise AssertionError(messages.text("check.wrong_shape", call=call, actual=got.shape, expected=want.shape))
@@ -80,7 +80,8 @@ def assert_equal(actual: Any, expected: Any, *, call: str, check_dtype: bool = F
 def assert_dtype(actual: Any, expected_dtype: Any, *, call: str) -> None:
     got = _as_array(actual, call)
     if got.dtype != np.dtype(expected_dtype):
-        raise AssertionError(messages.text("check.wrong_dtype", call=call, actual=got.dtype, expected=np.dtype(expected_dtype)))
+        raise AssertionError(messages.text("check.wrong_dtype", call=call, actual=got.dtype,
+                                           expected=np.dtype(expected_dtype)))
 
 
 def assert_all_finite(actual: Any, *, call: str) -> None:

@@ -25,10 +25,12 @@ def assert_no_host_callbacks(facts: JaxprFacts, *, function: str) -> None:
     """No callback into Python: compiled code must not escape the trace to compute its result."""
     found = facts.primitives & HOST_CALLBACKS
     if found:
-        raise AssertionError(messages.text("check.host_callback", function=function, primitives=", ".join(sorted(found))))
+        raise AssertionError(messages.text("check.host_callback", function=function,
+                                           primitives=", ".join(sorted(found))))
 
 
-def assert_not_unrolled(small: JaxprFacts, large: JaxprFacts, *, function: str, n_small: int, n_large: int, fix: str) -> None:
+def assert_not_unrolled(small: JaxprFacts, large: JaxprFacts, *, function: str, n_small: int, n_large: int,
+                        fix: str) -> None:
     """Program size does not grow with the input size."""
     if large.equation_count > small.equation_count:
         raise AssertionError(messages.text(

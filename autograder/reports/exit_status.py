@@ -77,7 +77,8 @@ def summary(results: list[dict], fail_under: float | None) -> str | None:
     low = below(results, fail_under)
     names = ", ".join(f"{_name(r)} ({percent(r):.4g}%)" for r in low[:10])
     more = f" and {len(low) - 10} more" if len(low) > 10 else ""
-    return f"--fail-under {fail_under:g}: {len(low)} of {len(results)} submission(s) below {fail_under:g}%: {names}{more}."
+    return (f"--fail-under {fail_under:g}: {len(low)} of {len(results)} submission(s) below {fail_under:g}%: "
+            f"{names}{more}.")
 
 
 def _score(result: dict) -> tuple[float, float]:

@@ -37,7 +37,8 @@ from typing import Callable
 
 MAX_READ_BYTES = 64 << 20  # far above any results.json the grader writes
 MAX_NAME_BYTES = 120  # UTF-8 bytes of a name before any disambiguating suffix; file systems allow 255
-RESERVED_NAMES = frozenset({"grades.csv", "report.html"})  # written at the top of the out dir, beside the submissions' directories
+RESERVED_NAMES = frozenset({"grades.csv",
+                            "report.html"})  # written at the top of the out dir, beside the submissions' directories
 
 _RDONLY_DIR = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0))
@@ -47,7 +48,8 @@ _ATTEMPTS = 16
 # Characters Windows refuses in file names; `/` and NUL everywhere.
 _UNSAFE_CHARACTERS = frozenset('/\\<>:"|?*\0')
 # Windows device names, refused with any extension.
-_DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
+_DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
+                           *(f"lpt{i}" for i in range(10))})
 # At the start of a name: hidden files and `.`/`..` (dots), command-line options (`-`), spreadsheet formulas.
 _UNSAFE_LEADING = " .-=+@"
 
@@ -319,7 +321,8 @@ class OutDir:
             st = os.stat(filename, dir_fd=directory, follow_symlinks=False)
         except OSError:
             return
-        if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):  # a directory is moved aside, with its own note
+        # A directory is moved aside, with its own note.
+        if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
             self._note(f"{self._where(entry, filename)} was {_kind(st.st_mode)}; replaced it "
                        f"{'(the link only, not what it points to) ' if stat.S_ISLNK(st.st_mode) else ''}"
                        "without opening it.")

@@ -89,6 +89,7 @@ def serve(request_fd: int, response_fd: int, snapshot: tamper.Snapshot | None = 
         try:
             framing.write_message(response_fd, answer, out)
         except framing.WireFormatError as error:
-            framing.write_message(response_fd, {"ok": False, "error": {"kind": "bad_output", "message": str(error)}}, [])
+            framing.write_message(response_fd, {"ok": False, "error": {"kind": "bad_output", "message": str(error)}},
+                                  [])
 
 

@@ -141,7 +141,8 @@ def _install_seccomp_filter() -> None:
         except (RuntimeError, OSError, ValueError):
             pass  # a system call this kernel or libseccomp does not know cannot be made either
     # A new user namespace would make the child root of a world of its own.
-    rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_NEWUSER, _CLONE_NEWUSER))
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_NEWUSER,
+                                                                    _CLONE_NEWUSER))
     # clone3 passes its flags in memory, which a filter cannot read: refuse it, so libc falls back to clone.
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     rules.load()

@@ -170,4 +170,5 @@ def use_in_child(mode: str | None, snapshot, programs: str | None = None):
     }
     for name, value in settings.items():
         jax.config.update(name, value)
-    return dataclasses.replace(snapshot, config=dict(snapshot.config, **{name: jax.config.values[name] for name in settings}))
+    return dataclasses.replace(snapshot, config=dict(snapshot.config,
+                                                     **{name: jax.config.values[name] for name in settings}))

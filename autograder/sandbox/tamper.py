@@ -18,7 +18,8 @@ _WATCHED_MODULES = ("jax", "jax.lax", "jax.random", "jax.monitoring", "jax.stage
                     "jax.tree_util", "numpy", "numpy.testing")
 # The child's own grading code: every attribute, the methods of its classes
 # and the entries of its dispatch tables.
-_OWN_MODULES = ("autograder.executor", "autograder.child_harnesses", "autograder.wire_format", "autograder.cell_execution",
+_OWN_MODULES = ("autograder.executor", "autograder.child_harnesses", "autograder.wire_format",
+                "autograder.cell_execution",
                 "autograder.jaxcheck.jaxpr_walk", "autograder.jaxcheck.jittability",
                 "autograder.jaxcheck.trace_counting", "autograder.sandbox.framing")
 

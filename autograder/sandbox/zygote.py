@@ -169,7 +169,8 @@ def _become_confined_child(request: dict, fds: list[int], channel: socket.socket
         os.setsid()
         _die_with_parent(zygote)
         if request.get("uid") in (None, 0) or not _confined:
-            raise confinement.ConfinementError("a confined child needs a nonzero uid and a zygote inside the OS sandbox")
+            raise confinement.ConfinementError(
+                "a confined child needs a nonzero uid and a zygote inside the OS sandbox")
         confinement.enter_pid_namespace()
         alive_read, alive_write = os.pipe()
         inner = os.fork()

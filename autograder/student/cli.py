@@ -24,7 +24,8 @@ def run() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="autograder", description="Check JAX exercise notebooks (student package).")
     parser.add_argument("--lang", metavar="LANG",
-                        help="language of feedback: en or ko (default: $AUTOGRADER_LANG, else the notebook's own, else en)")
+                        help="language of feedback: en or ko "
+                             "(default: $AUTOGRADER_LANG, else the notebook's own, else en)")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")
     check.add_argument("path", type=Path)
@@ -95,7 +96,8 @@ def _notebook_language(path: Path) -> str | None:
     if path.suffix != ".ipynb":
         return None
     try:
-        language = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("autograder", {}).get("language")
+        language = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("autograder",
+                                                                                        {}).get("language")
     except (OSError, ValueError, AttributeError):
         return None
     return language if isinstance(language, str) else None

@@ -97,7 +97,8 @@ def write(directory: Path, assignment: str, record: dict, arrays: list[np.ndarra
 
 def write_index(directory: Path, index: dict) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / INDEX).write_text(json.dumps(index, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+    (directory / INDEX).write_text(json.dumps(index, indent=1, sort_keys=True, allow_nan=False) + "\n",
+                                   encoding="utf-8")
 
 
 def read_index(directory: Path = DATA) -> dict:

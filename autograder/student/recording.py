@@ -63,7 +63,8 @@ class Recorder:
     def step_of(self, facts: Any) -> int:
         found = self._facts.get(id(facts))
         if found is None or found[0] != self.current or found[2] is not facts:
-            raise RecordingError("a structure assertion judged facts that did not come from this check's submission.trace")
+            raise RecordingError(
+                "a structure assertion judged facts that did not come from this check's submission.trace")
         return found[1]
 
     def next_index(self) -> int:
@@ -103,12 +104,15 @@ class RecordingSubmission(Submission):
         return result
 
     def describe(self, function: str) -> dict:
-        return self._recorded({"op": "describe", "function": function}, lambda: super(RecordingSubmission, self).describe(function),
-                              lambda facts: {"exists": bool(facts.get("exists")), "callable": bool(facts.get("callable"))})
+        return self._recorded({"op": "describe", "function": function}, lambda: super(RecordingSubmission,
+                                                                                      self).describe(function),
+                              lambda facts: {"exists": bool(facts.get("exists")),
+                                             "callable": bool(facts.get("callable"))})
 
     def is_jitted(self, function: str) -> bool:
         return self._recorded({"op": "is_jitted", "function": function},
-                              lambda: super(RecordingSubmission, self).is_jitted(function), lambda jitted: {"jitted": bool(jitted)})
+                              lambda: super(RecordingSubmission, self).is_jitted(function),
+                              lambda jitted: {"jitted": bool(jitted)})
 
     def require(self, function: str) -> None:
         return self._recorded({"op": "require", "function": function},
@@ -148,12 +152,14 @@ class RecordingSubmission(Submission):
         plan_calls = [(tuple(a), dict(k)) for a, k in calls]
         plan_warmup = [(tuple(a), dict(k)) for a, k in warmup]
         step = {"op": "count_traces", "function": function,
-                "calls": self._recorder.encode(plan_calls, "calls"), "warmup": self._recorder.encode(plan_warmup, "warmup"),
+                "calls": self._recorder.encode(plan_calls, "calls"), "warmup": self._recorder.encode(plan_warmup,
+                                                                                                     "warmup"),
                 "options": {"static_argnums": list(static_argnums), "static_argnames": list(static_argnames),
                             "count_all": bool(count_all)}}
 
         def run():
-            return super(RecordingSubmission, self).count_traces(function, calls, warmup=warmup, static_argnums=static_argnums,
+            return super(RecordingSubmission, self).count_traces(function, calls, warmup=warmup,
+                                                                 static_argnums=static_argnums,
                                                                  static_argnames=static_argnames, count_all=count_all)
 
         def outcome(report: TraceReport) -> dict:
@@ -278,7 +284,9 @@ def record_assignment(assignment: str, config: GradingConfig, solution: Path, se
     for check in result.checks:
         steps = recorder.steps.get((check.function, check.prop), [])
         if not steps:
-            raise RecordingError(f"{assignment}: the check {check.name!r} asks nothing of the submission; it cannot be replayed")
+            raise RecordingError(
+                f"{assignment}: the check {check.name!r} asks nothing of the submission; it cannot be replayed")
         checks.append({"function": check.function, "prop": check.prop, "points": check.max_score, "steps": steps})
-    record = {"format": FORMAT, "assignment": assignment, "seed": seed, "jax_version": jax.__version__, "checks": checks}
+    record = {"format": FORMAT, "assignment": assignment, "seed": seed, "jax_version": jax.__version__,
+              "checks": checks}
     return record, recorder.arrays

@@ -149,7 +149,8 @@ def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> An
 
 def _expect_error(submission: Submission, function: str, args: tuple, kwargs: dict, options: dict,
                   expected: dict, call: str) -> None:
-    """As the suites' expect_raises: the call raises `expected["type"]` (or a subclass), mentioning `expected["mentions"]`."""
+    """As the suites' expect_raises: the call raises `expected["type"]` (or a subclass),
+    mentioning `expected["mentions"]`."""
     error_type, mentions = expected["type"], expected.get("mentions")
     try:
         submission.call_with(function, args, kwargs, **options)

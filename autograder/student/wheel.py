@@ -31,7 +31,8 @@ REQUIRES_PYTHON = ">=3.11"
 # without absl-py, and before 0.5.0 its PRNG streams differ from those the checks were recorded
 # with (jax_threefry_partitionable became the default). student/compat.py names what 0.6.2 to
 # 0.8.0 call differently. flatbuffers: jax.export serializes the programs the jit checks run.
-REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1", "ipython>=8.0")
+REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1",
+            "ipython>=8.0")
 
 # Modules of the kit the student package uses as they are (paths under autograder/).
 KIT_MODULES = (
@@ -42,7 +43,8 @@ KIT_MODULES = (
     "jaxcheck/exported_program.py", "jaxcheck/jaxpr_walk.py", "jaxcheck/jittability.py", "jaxcheck/expectations.py",
     "jaxcheck/retrace_explanations.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/check_cell.py",
-    "student/__init__.py", "student/compat.py", "student/strings.py", "student/recorded.py", "student/replay.py", "student/checking.py",
+    "student/__init__.py", "student/compat.py", "student/strings.py", "student/recorded.py", "student/replay.py",
+    "student/checking.py",
     "student/notebook.py", "student/cli.py",
 )
 # Generated modules: the released notebooks import autograder.notebook; `python -m autograder` runs the command.
@@ -95,7 +97,8 @@ def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assig
     check_imports(files)
     dist_info = f"{DISTRIBUTION.replace('-', '_')}-{version}.dist-info"
     files[f"{dist_info}/METADATA"] = _metadata(version).encode()
-    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: autograder-release\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{dist_info}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: autograder-release\nRoot-Is-Purelib: true\n"
+                                   b"Tag: py3-none-any\n")
     files[f"{dist_info}/entry_points.txt"] = ENTRY_POINTS.encode()
     files[f"{dist_info}/top_level.txt"] = b"autograder\n"
     record = "".join(f"{name},sha256={_digest(content)},{len(content)}\n" for name, content in sorted(files.items()))
@@ -132,7 +135,8 @@ def catalog_without_exercises(source: str, assignments: list[str]) -> str:
     tree = ast.parse(source)
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
-            kept = [(k, v) for k, v in zip(node.keys, node.values, strict=True) if not _is_exercise_key(k.value, assignments)]
+            kept = [(k, v) for k, v in zip(node.keys, node.values, strict=True) if not _is_exercise_key(k.value,
+                                                                                                        assignments)]
             node.keys = [k for k, _ in kept]
             node.values = [v for _, v in kept]
     return ast.unparse(tree) + "\n"

@@ -112,7 +112,8 @@ def test_histogram_correct(submission, rng, sizes):
     # Distinct indices: this check is about shape, dtype and placement only.
     num_bins = int(sizes.integers(6, 30))
     indices = rng.permutation(num_bins)[: int(sizes.integers(1, num_bins))].astype(np.int32)
-    expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True, check_dtype=True,
+    expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
+                  check_dtype=True,
                   hint=messages.text("01_immutable_updates.histogram.dtype"))
 
 

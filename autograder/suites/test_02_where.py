@@ -121,4 +121,5 @@ def test_safe_log_gradient(submission, rng, sizes):
         assert_all_finite(gradient, call=call)
         assert_close(gradient, expected, call=call)
     except AssertionError as error:
-        raise AssertionError(f"{error}\n{messages.text('call.hint', hint=messages.text('02_where.safe_log.double_where'))}") from None
+        hint = messages.text("call.hint", hint=messages.text("02_where.safe_log.double_where"))
+        raise AssertionError(f"{error}\n{hint}") from None

@@ -48,7 +48,9 @@ def _fix_on_error(key):
 # --- square ----------------------------------------------------------------------
 
 def _x(rng, sizes):
-    shape = [(int(sizes.integers(3, 40)),), (int(sizes.integers(2, 6)), int(sizes.integers(2, 6)))][int(sizes.integers(0, 2))]
+    shape = [(int(sizes.integers(3, 40)),), (int(sizes.integers(2, 6)), int(sizes.integers(2,
+                                                                                           6)))][int(sizes.integers(0,
+                                                                                                                    2))]
     return (rng.standard_normal(shape) * 3).astype(F32)
 
 
@@ -123,7 +125,8 @@ def test_sum_init_compiles_once(submission, rng, sizes):
     x = _summands(rng, int(sizes.integers(10, 50)))
     nums = [0, len(x), *(int(n) for n in rng.choice(np.arange(1, len(x)), 4, replace=False))]
     with _fix_on_error("03_control_flow.sum_init.keep_traced"):
-        expect_trace_count(submission, "sum_init", [((x, num), {}) for num in nums], [_sum_init(x, num) for num in nums],
+        expect_trace_count(submission, "sum_init", [((x, num), {}) for num in nums], [_sum_init(x,
+                                                                                                num) for num in nums],
                            1, call_sequence=f"sum_init(f32[{len(x)}], num) with num = {', '.join(map(str, nums))}",
                            fix=messages.text("03_control_flow.sum_init.keep_traced"))
 
@@ -187,7 +190,8 @@ def test_power_iteration_compiles_once(submission, rng, sizes):
     with _fix_on_error("03_control_flow.power_iteration.keep_traced"):
         expect_trace_count(submission, "power_iteration", [((a, k), {}) for k in counts],
                            [_power_iteration(a, k) for k in counts], 1, rtol=1e-4, atol=1e-5,
-                           call_sequence=f"power_iteration(f32[{len(a)}, {len(a)}], num_iters) with num_iters = {', '.join(map(str, counts))}",
+                           call_sequence=f"power_iteration(f32[{len(a)}, {len(a)}], num_iters) "
+                                         f"with num_iters = {', '.join(map(str, counts))}",
                            fix=messages.text("03_control_flow.power_iteration.keep_traced"))
 
 

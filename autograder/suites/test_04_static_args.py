@@ -140,7 +140,8 @@ def test_normalize_retraces_only_when_axis_changes(submission, rng, sizes):
     axes = [a, a, b, b, a]
     n = int(sizes.integers(2, 7))
     calls = [((_positive(rng, (n, n)),), {"axis": axis}) for axis in axes]
-    expect_trace_count(submission, "normalize", calls, [_normalize(args[0], kwargs["axis"]) for args, kwargs in calls], 2,
+    expect_trace_count(submission, "normalize", calls, [_normalize(args[0], kwargs["axis"]) for args, kwargs in calls],
+                       2,
                        static_argnames=("axis",), hint=messages.text("04_static_args.normalize.keepdims"),
                        call_sequence=messages.text("04_static_args.normalize.call_sequence",
                                                    axes=", ".join(map(str, axes)), shape=(n, n)),
