@@ -26,9 +26,10 @@ demo: $(STAMP)
 test: lint
 	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q
 
-# ruff's rules in pyproject.toml ([tool.ruff]); part of `make test`, so of CI.
+# ruff's rules and mypy's settings are in pyproject.toml; part of `make test`, so of CI.
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 # autograder grade against nbgrader autograde on the same submissions, and JAX's floor (minutes; see README).
 bench: $(STAMP)

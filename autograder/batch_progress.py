@@ -18,6 +18,7 @@ import time
 from typing import TextIO
 
 from autograder import messages
+from autograder.reports.result_json import mapping
 
 STATUS_EVERY_SECONDS = 30.0
 NEEDS_A_LOOK = ("unreadable", "timeout", "exited", "sandbox_failed", "child_failed", "grader_error")
@@ -36,7 +37,7 @@ class Finished:
 
 
 def finished_from(name: str, student: str, results_json: dict) -> Finished:
-    extra = results_json.get("extra_data", {}) if isinstance(results_json.get("extra_data"), dict) else {}
+    extra = mapping(results_json.get("extra_data"))
     notes = str(results_json.get("output", "")).strip().splitlines()
     problem = extra.get("problem")
     mismatch = extra.get("assignment_mismatch")

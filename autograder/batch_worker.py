@@ -31,8 +31,9 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
+from typing import Callable
 
-from autograder import compilation_cache, grading_config, suite_session
+from autograder import compilation_cache, grading_config, runner, suite_session
 from autograder.grading import grade_submission
 from autograder.reports import gradescope_json
 from autograder.reports.out_dir import OutDir
@@ -69,17 +70,18 @@ class _Worker:
     def __init__(self, args, config: grading_config.GradingConfig, report):
         self.args, self.config, self._report = args, config, report
         self._backend = "sandbox" if args.sandbox == "os" else "process"
-        self._zygote, self._zygote_failed = None, False
+        self._zygote: Zygote | None = None
+        self._zygote_failed = False
         self._renew_zygote()  # first: it imports JAX while this process does the same
         compilation_cache.enable("grade")
-        self._run_checks = None
+        self._run_checks: Callable[..., list] = runner.run_checks  # serve() puts the session's in
         self._programs = (shared_programs.SharedPrograms(args.programs_dir, self._build_programs)
                           if args.programs_dir is not None else None)
 
     def serve(self, run_checks) -> None:
         self._run_checks = run_checks
         self._send({"ready": True, "pid": os.getpid()})
-        for line in sys.__stdin__:  # pytest replaces sys.stdin while it captures
+        for line in sys.__stdin__ or ():  # pytest replaces sys.stdin while it captures
             if not self._grade(json.loads(line), run_checks):
                 return
             self._renew_zygote()

@@ -58,7 +58,7 @@ class Executor:
     def handle(self, request: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
         """Answer one request; never raises for anything student code does."""
         try:
-            handler = _HANDLERS[request.get("op")]
+            handler = _HANDLERS[str(request.get("op"))]
         except (KeyError, TypeError):
             return {"ok": False, "error": {"kind": "bad_request", "message": f"unknown op {request.get('op')!r}"}}, []
         try:
@@ -226,7 +226,7 @@ class Executor:
         return value if isinstance(value, dict) else {}
 
 
-_HANDLERS = {
+_HANDLERS: dict[str, Callable[..., Any]] = {
     "describe": Executor._describe,
     "call": Executor._call,
     "trace": Executor._trace,

@@ -90,8 +90,8 @@ def _grade_source(source, path: Path, name: str, assignment: str, override: str 
                 usage["child_peak_rss_kb"] = transport.child_maxrss_kb
     elif backend == "inprocess":
         namespace, report = load_namespace(source, config.limits.load_seconds, skip)
-        transport = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds)
-        outcomes = run_suite(assignment, Submission(transport, report.notes), seed, functions)
+        in_process = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds)
+        outcomes = run_suite(assignment, Submission(in_process, report.notes), seed, functions)
         printed, problem = "", None
     else:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -157,7 +157,7 @@ def crashed_result(name: str, path: Path, assignment: str | None, config: Gradin
 
 def _guess_assignment(path: Path, config: GradingConfig | None, override: str | None,
                       known: list[str] | None = None) -> str | None:
-    known = known if known is not None else config.assignments
+    known = known if known is not None else config.assignments if config is not None else []
     if override in known:
         return override
     matches = [a for a in sorted(known, key=len, reverse=True) if a in path.stem]

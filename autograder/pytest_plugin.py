@@ -74,6 +74,8 @@ class GradingPlugin:
 
     @pytest.fixture(scope="session")
     def submission(self) -> Submission:
+        if self._submission is None:
+            raise RuntimeError("no submission to grade: begin() was not called")
         return self._submission
 
     @pytest.fixture

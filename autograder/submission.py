@@ -262,7 +262,8 @@ class Submission:
             raise StudentCodeError(_transport_feedback(failure, call, self._transport)) from None
         if answer.get("ok") is True:
             return answer, out_arrays
-        error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+        raw_error = answer.get("error")
+        error: dict = raw_error if isinstance(raw_error, dict) else {}
         if error.get("kind") == "timeout":
             raise StudentCodeError(_transport_feedback(TransportFailure("timeout"), call, self._transport))
         feedback = _error_feedback(error, call, header.get("function", ""), raised_template, fields)

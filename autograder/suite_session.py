@@ -53,7 +53,7 @@ class _Session:
         self.served = False
         self.output = _Tail()
         self._broken: dict[Path, str] = {}
-        self._session = None
+        self._session: pytest.Session | None = None
 
     def pytest_collectreport(self, report) -> None:
         if report.failed and report.nodeid:
@@ -71,18 +71,21 @@ class _Session:
     def run_checks(self, assignment: str, submission: Submission, seed: int,
                    functions: set[str] | None = None) -> list[CheckOutcome]:
         suite = runner.suite_path(assignment)
+        session = self._session
+        if session is None:
+            raise RuntimeError("run_checks is only called from inside pytest's test loop")
         if suite in self._broken:
             raise RuntimeError(f"the {assignment} suite could not run:\n{self._broken[suite]}")
-        items = [item for item in self._session.items
+        items = [item for item in session.items
                  if Path(item.path) == suite and self.grading.selects(item, functions)]
         self.grading.begin(submission, seed)
         for index, item in enumerate(items):
             nextitem = items[index + 1] if index + 1 < len(items) else None  # None: tear down everything
             item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-        if self._session.shouldfail or self._session.shouldstop:
+        if session.shouldfail or session.shouldstop:
             raise RuntimeError(f"the {assignment} suite stopped the session: "
-                               f"{self._session.shouldfail or self._session.shouldstop}")
-        reporter = self._session.config.pluginmanager.get_plugin("terminalreporter")
+                               f"{session.shouldfail or session.shouldstop}")
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.stats.clear()  # reports of finished submissions would pile up for the whole batch
         return list(self.grading.outcomes.values())

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 READY_SECONDS = 300.0  # imports and collection, on a loaded machine
 MAX_REPORT_BYTES = 1 << 20
@@ -34,7 +35,7 @@ class WorkerHandle:
         self._process: subprocess.Popen | None = None
         self._reports: int | None = None
         self._buffer = b""
-        self._log = None
+        self._log: IO[bytes] | None = None
 
     def grade(self, job: dict, seconds: float) -> dict:
         """Have the worker grade `job`; returns its report, or raises WorkerFailed."""
@@ -42,9 +43,12 @@ class WorkerHandle:
             self._failure("")  # it ended between jobs (not this job's doing): start afresh
         if self._process is None:
             self._start()
+        jobs = self._process.stdin if self._process is not None else None
         try:
-            self._process.stdin.write((json.dumps(job) + "\n").encode())
-            self._process.stdin.flush()
+            if jobs is None:
+                raise OSError("no worker")
+            jobs.write((json.dumps(job) + "\n").encode())
+            jobs.flush()
         except OSError:
             raise self._failure("the grading worker could not take the job") from None
         report = self._next_report(seconds, "the grading worker exceeded its time limit")
@@ -59,7 +63,8 @@ class WorkerHandle:
         if process is None:
             return
         try:
-            process.stdin.close()  # end of jobs: the worker finishes its session and exits
+            if process.stdin is not None:
+                process.stdin.close()  # end of jobs: the worker finishes its session and exits
             process.wait(timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             pass
@@ -85,11 +90,14 @@ class WorkerHandle:
 
     def _next_report(self, seconds: float, timeout_detail: str) -> dict:
         deadline = time.monotonic() + seconds
+        reports = self._reports
+        if reports is None:
+            raise self._failure("the grading worker is not running")
         while b"\n" not in self._buffer:
             wait = deadline - time.monotonic()
-            if wait <= 0 or not select.select([self._reports], [], [], wait)[0]:
+            if wait <= 0 or not select.select([reports], [], [], wait)[0]:
                 raise self._failure(timeout_detail)
-            chunk = os.read(self._reports, 65536)
+            chunk = os.read(reports, 65536)
             if not chunk or len(self._buffer) > MAX_REPORT_BYTES:
                 raise self._failure("the grading worker ended")
             self._buffer += chunk

@@ -46,6 +46,8 @@ import re
 import sys
 from pathlib import Path
 
+from autograder.reports.result_json import mapping, mappings, number
+
 WORKFLOW = Path(__file__).resolve().parent / "github_classroom" / "classroom.yml"
 MESSAGE_MAX_CHARS = 2000  # each runner's JSON travels in an environment variable
 GRADER_PROBLEMS = frozenset({"grader_error", "sandbox_failed"})  # the grader's fault: "error", not "fail"
@@ -78,23 +80,23 @@ def runner_results(results: list[dict], *, max_score: float = 0.0,
     taken: set[str] = set()
     several = len(results) > 1
     for result in results:
-        extra = result.get("extra_data") if isinstance(result.get("extra_data"), dict) else {}
+        extra = mapping(result.get("extra_data"))
         status_if_failed = "error" if extra.get("problem") in GRADER_PROBLEMS else "fail"
         prefix = f"{extra.get('submission') or 'submission'}: " if several else ""
-        for test in result.get("tests", []) if isinstance(result.get("tests"), list) else []:
+        for test in mappings(result.get("tests")):
             if not isinstance(test, dict):
                 continue
             name = str(test.get("name") or "check")
-            points = _number(test.get("max_score"))
+            points = number(test.get("max_score"))
             passed = test.get("status") == "passed"
             status = "pass" if passed else status_if_failed
             runner = _runner_id(name, taken)
             runners.append((runner, _reporter_json(status, points, [
-                _test(prefix + name, status, _number(test.get("score")),
+                _test(prefix + name, status, number(test.get("score")),
                       "" if passed else str(test.get("output") or ""))])))
     if runners:
         return runners
-    maximum = max_score or max((_number((r.get("extra_data") or {}).get("max_score")) for r in results), default=0.0)
+    maximum = max_score or max((number((r.get("extra_data") or {}).get("max_score")) for r in results), default=0.0)
     said = next((str(r.get("output")) for r in results if r.get("output")), "") or reason
     return [("grading", _reporter_json("error", maximum, [_test("grading", "error", 0.0, said)]))]
 
@@ -218,14 +220,6 @@ def _runner_id(name: str, taken: set[str]) -> str:
         number += 1
     taken.add(f"{base}{number}")
     return f"{base}{number}"
-
-
-def _number(value: object) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return number if number == number and abs(number) != float("inf") else 0.0
 
 
 def _cell(text: str) -> str:

@@ -170,7 +170,8 @@ def pinned_requirements(repo_root: Path) -> list[str]:
     from packaging.utils import canonicalize_name
 
     project = tomllib.loads((repo_root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
-    environment = dict(default_environment(), sys_platform="linux", platform_system="Linux", os_name="posix",
+    environment: dict[str, str] = {key: str(value) for key, value in default_environment().items()}
+    environment.update(sys_platform="linux", platform_system="Linux", os_name="posix",
                        platform_machine="x86_64", implementation_name="cpython",
                        platform_python_implementation="CPython")
     pins: dict[str, str] = {}
@@ -406,8 +407,8 @@ def find_submission(directory: Path, assignment: str) -> Path | str:
                 chosen = [p for p in candidates if choose(p)]
                 if len(chosen) == 1:
                     return chosen[0]
-            names = ", ".join(str(p.relative_to(directory)) for p in candidates[:10])
-            return (f"Your submission has {len(candidates)} {suffix} files ({names}) and none is clearly the "
+            listed = ", ".join(str(p.relative_to(directory)) for p in candidates[:10])
+            return (f"Your submission has {len(candidates)} {suffix} files ({listed}) and none is clearly the "
                     f"assignment; submit only your notebook, named {expected}.")
     return f"Your submission has no notebook: submit your notebook, {expected}."
 

@@ -85,7 +85,7 @@ def _to_jax(value: Any) -> Any:
 
     def leaf(item: Any) -> Any:
         if isinstance(item, TypedKey):
-            return jax.random.wrap_key_data(item.data, impl=item.impl)
+            return jax.random.wrap_key_data(jax.numpy.asarray(item.data), impl=item.impl)
         return jax.device_put(item) if isinstance(item, (np.ndarray, np.generic)) else item
 
     return jax.tree.map(leaf, value, is_leaf=lambda item: isinstance(item, TypedKey))

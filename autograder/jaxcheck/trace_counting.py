@@ -54,7 +54,7 @@ def _eager_primitive_dispatch() -> bool:
     while frame is not None:
         if frame.f_code.co_name == "apply_primitive" and frame.f_globals.get("__name__") == "jax._src.dispatch":
             return True
-        frame = frame.f_back
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
     return False
 
 

@@ -26,9 +26,11 @@ import re
 import statistics
 import string
 import unicodedata
+from typing import TypeGuard
 
 from autograder import messages
 from autograder.reports.out_dir import OutDir
+from autograder.reports.result_json import mapping, mappings
 
 FILENAME = "report.html"
 COMMON_FAILURES = 15  # in the HTML report
@@ -240,8 +242,8 @@ class _Entry:
 
     @classmethod
     def of(cls, index: int, data: dict) -> _Entry:
-        extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
-        tests = [t for t in data.get("tests", []) if isinstance(t, dict)] if isinstance(data.get("tests"), list) else []
+        extra = mapping(data.get("extra_data"))
+        tests = mappings(data.get("tests"))
         submission = _string(extra.get("submission")) or f"#{index + 1}"
         seed = extra.get("seed")
         max_score = _number(extra.get("max_score"), default=sum(_number(t.get("max_score")) for t in tests))
@@ -773,7 +775,7 @@ def _string(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

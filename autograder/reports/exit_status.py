@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from autograder.reports.result_json import mapping, mappings, number
+
 FAILED = 1
 _TOLERANCE = 1e-9
 
@@ -70,7 +72,7 @@ def exit_code(results: list[dict], fail_under: float | None) -> int:
 
 def summary(results: list[dict], fail_under: float | None) -> str | None:
     """One line for the terminal saying why the status is 1, or None when it is 0."""
-    if exit_code(results, fail_under) == 0:
+    if fail_under is None or exit_code(results, fail_under) == 0:
         return None
     if not results:
         return f"--fail-under {fail_under:g}: no submission was graded."
@@ -82,22 +84,14 @@ def summary(results: list[dict], fail_under: float | None) -> str | None:
 
 
 def _score(result: dict) -> tuple[float, float]:
-    extra = result.get("extra_data") if isinstance(result.get("extra_data"), dict) else {}
-    tests = result.get("tests") if isinstance(result.get("tests"), list) else []
+    extra = mapping(result.get("extra_data"))
+    tests = mappings(result.get("tests"))
     maximum = extra.get("max_score")
     if maximum is None:
-        maximum = sum(_number(t.get("max_score")) for t in tests if isinstance(t, dict))
-    return _number(result.get("score")), _number(maximum)
-
-
-def _number(value: object) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return number if math.isfinite(number) else 0.0
+        maximum = sum(number(t.get("max_score")) for t in tests if isinstance(t, dict))
+    return number(result.get("score")), number(maximum)
 
 
 def _name(result: dict) -> str:
-    extra = result.get("extra_data") if isinstance(result.get("extra_data"), dict) else {}
+    extra = mapping(result.get("extra_data"))
     return str(extra.get("submission") or extra.get("path") or "?")

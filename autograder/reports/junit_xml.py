@@ -38,6 +38,8 @@ import secrets
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from autograder.reports.result_json import mapping, mappings, number
+
 SUITES_NAME = "autograder"
 MESSAGE_MAX_CHARS = 500  # the failure's message attribute: the feedback's first line, cut to this
 # Everything XML 1.0 does not allow in a document (its `Char` production), surrogates included.
@@ -105,7 +107,7 @@ def write(results: list[dict], path: Path | str) -> None:
 
 
 def _suite(result: dict) -> ET.Element:
-    extra = result.get("extra_data") if isinstance(result.get("extra_data"), dict) else {}
+    extra = mapping(result.get("extra_data"))
     submission = clean(extra.get("submission") or extra.get("path") or "submission")
     assignment = clean(extra.get("assignment") or "")
     classname = f"{assignment}.{submission}" if assignment else submission
@@ -113,10 +115,10 @@ def _suite(result: dict) -> ET.Element:
     output = clean(result.get("output") or "")
     suite = ET.Element("testsuite", {"name": submission})
     properties = ET.SubElement(suite, "properties")
-    tests = [t for t in result.get("tests", []) if isinstance(t, dict)] if isinstance(result.get("tests"), list) else []
-    max_score = extra.get("max_score", sum(_number(t.get("max_score")) for t in tests))
+    tests = mappings(result.get("tests"))
+    max_score = extra.get("max_score", sum(number(t.get("max_score")) for t in tests))
     for name, value in (("assignment", assignment), ("student", extra.get("student")),
-                        ("score", _number(result.get("score"))), ("max_score", _number(max_score)),
+                        ("score", number(result.get("score"))), ("max_score", number(max_score)),
                         ("seed", extra.get("seed")), ("sandbox", extra.get("sandbox")), ("problem", problem),
                         ("path", extra.get("path"))):
         if value not in (None, ""):
@@ -138,8 +140,8 @@ def _suite(result: dict) -> ET.Element:
     suite.set("failures", str(failures))
     suite.set("errors", "0")
     suite.set("skipped", "0")
-    grading = extra.get("grading") if isinstance(extra.get("grading"), dict) else {}
-    suite.set("time", _seconds(_number(grading.get("seconds"))))
+    grading = mapping(extra.get("grading"))
+    suite.set("time", _seconds(number(grading.get("seconds"))))
     return suite
 
 
@@ -155,15 +157,7 @@ def _passed(test: dict) -> bool:
     status = test.get("status")
     if status in ("passed", "failed"):
         return status == "passed"
-    return _number(test.get("score")) >= _number(test.get("max_score"))
-
-
-def _number(value: object) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return number if number == number and abs(number) != float("inf") else 0.0
+    return number(test.get("score")) >= number(test.get("max_score"))
 
 
 def _seconds(value: float) -> str:

@@ -76,7 +76,7 @@ def serve(request_fd: int, response_fd: int, snapshot: tamper.Snapshot | None = 
             skip = header.get("skip_cells")
             skip = frozenset(n for n in skip if isinstance(n, int)) if isinstance(skip, list) else frozenset()
             executor, answer = load(_SUBMISSION_NAMES.get(str(header.get("name")), "submission.py"), skip)
-            out = []
+            out: list = []
         elif header.get("op") == "compiled_programs":
             answer, out = shared_programs.written_in_child()
         elif executor is None:

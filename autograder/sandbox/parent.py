@@ -180,8 +180,8 @@ class SandboxTransport:
             self.load_problem = "timeout" if failure.kind in ("timeout", "budget") else "exited"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         if answer.get("ok") is not True:
-            error = answer.get("error", {})
-            self._load_failure = str(error.get("message") or messages.text("load.child_failed", detail=error))
+            refusal = answer.get("error", {})
+            self._load_failure = str(refusal.get("message") or messages.text("load.child_failed", detail=refusal))
             self.load_problem = "child_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         report = LoadReport.from_json(answer.get("report", {}))
@@ -205,7 +205,7 @@ class SandboxTransport:
 
     def _fork_child(self) -> None:
         """A fresh child with new pipes; its output goes to this transport's drain."""
-        if self.mode == "os":
+        if self._uids is not None:  # the OS mode's uid pool
             self._uid = self._uids.take()
             workdir = WORKDIR
         else:
@@ -245,7 +245,7 @@ class SandboxTransport:
         except TransportFailure:
             return
         names = answer.get("names") if answer.get("ok") is True else None
-        if isinstance(names, list) and len(names) == len(arrays):
+        if isinstance(names, list) and len(names) == len(arrays) and self._write_programs_to is not None:
             shared_programs.write_received(self._write_programs_to, names, arrays)
 
     def _kill(self) -> None:
@@ -259,7 +259,7 @@ class SandboxTransport:
                 except OSError:
                     pass
         self._output.stop()
-        if self._uid is not None:
+        if self._uid is not None and self._uids is not None:
             self._uids.release(self._uid)  # only now: the child and everything it started are gone
             self._uid = None
 
@@ -339,7 +339,7 @@ class _OutputDrain:
 
     def _take_available(self) -> bool:
         """Read what the pipe holds now (lock held); True once the writer has closed it or the cap is reached."""
-        while True:
+        while self._fd is not None:
             try:
                 chunk = os.read(self._fd, 65536)
             except BlockingIOError:
@@ -353,6 +353,7 @@ class _OutputDrain:
             self._kept += min(room, len(chunk))
             if self._kept >= self._cap:
                 return True
+        return True  # already closed
 
 
 def _read_capped(path: Path, cap: int) -> bytes:

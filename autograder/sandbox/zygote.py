@@ -262,7 +262,9 @@ def _replace_environment(env: dict) -> None:
     for name, value in _import_environment.items():
         os.environ.setdefault(name, value)
     if "tempfile" in sys.modules:
-        sys.modules["tempfile"].tempdir = None  # it caches the zygote's TMPDIR
+        import tempfile
+
+        tempfile.tempdir = None  # it caches the zygote's TMPDIR
 
 
 def _die_with_parent(parent: int) -> None:

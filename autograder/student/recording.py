@@ -42,7 +42,7 @@ class Recorder:
         self.steps: dict[tuple[str, str], list[dict]] = {}
         self.arrays: list = []
         self.current: tuple[str, str] | None = None
-        self._facts: dict[int, tuple[tuple[str, str], int, JaxprFacts]] = {}
+        self._facts: dict[int, tuple[tuple[str, str] | None, int, JaxprFacts]] = {}
 
     def _check_steps(self) -> list[dict]:
         if self.current is None:

@@ -135,7 +135,8 @@ def catalog_without_exercises(source: str, assignments: list[str]) -> str:
     tree = ast.parse(source)
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
-            kept = [(k, v) for k, v in zip(node.keys, node.values, strict=True) if not _is_exercise_key(k.value,
+            kept = [(k, v) for k, v in zip(node.keys, node.values, strict=True)
+                    if isinstance(k, ast.Constant) and not _is_exercise_key(k.value,
                                                                                                         assignments)]
             node.keys = [k for k, _ in kept]
             node.values = [v for _, v in kept]
