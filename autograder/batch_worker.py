@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 class _Worker:
     def __init__(self, args, config: grading_config.GradingConfig, report):
         self.args, self.config, self._report = args, config, report
-        self._backend = "sandbox" if args.sandbox == "os" else "process"
+        self._backend = args.sandbox  # "os" or "process", as grading.BACKENDS names them
         self._zygote: Zygote | None = None
         self._zygote_failed = False
         self._renew_zygote()  # first: it imports JAX while this process does the same

@@ -23,9 +23,10 @@ from autograder.sandbox.parent import SandboxTransport
 from autograder.submission import Submission
 from autograder.submission_source import SubmissionError, read, resolve_assignment
 
-# "sandbox": the OS sandbox (sandbox.os_isolation); "process": a sandbox child without
-# OS isolation (explicitly weaker); "inprocess": the student's own process (`check`).
-BACKENDS = ("sandbox", "process", "inprocess")
+# Where submission code runs; one name everywhere (`--sandbox os|process`, nbgrader's setting):
+# "os": a sandbox child in the OS sandbox (sandbox.os_isolation); "process": a sandbox child
+# without OS isolation (explicitly weaker); "inprocess": the student's own process (`check`).
+BACKENDS = ("os", "process", "inprocess")
 
 
 def grade_submission(
@@ -33,7 +34,7 @@ def grade_submission(
     config: GradingConfig,
     *,
     seed: int,
-    backend: str = "sandbox",
+    backend: str = "os",
     assignment: str | None = None,
     functions: set[str] | None = None,
     name: str | None = None,
@@ -74,9 +75,9 @@ def _grade_source(source, path: Path, name: str, assignment: str, override: str 
                   usage) -> SubmissionResult:
     mismatch = assignment_mismatch(source, assignment, override, config.assignments)
     skip = example_cells.cells_to_skip_in(assignment, source.cells, config)
-    if backend in ("sandbox", "process"):
+    if backend in ("os", "process"):
         transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
-                                     mode="os" if backend == "sandbox" else "process", zygote=zygote, skip_cells=skip,
+                                     mode=backend, zygote=zygote, skip_cells=skip,
                                      programs=programs.for_assignment(assignment) if programs else None,
                                      write_programs_to=write_programs_to)
         try:

@@ -115,7 +115,7 @@ class GradeCheckCellsInSandbox(NbGraderPreprocessor):
             path = Path(scratch) / f"{Path(notebook_id).name}.ipynb"
             nbformat.write(submitted, str(path))
             result = grade_submission(path, config, seed=config.resolve_seed("grade", None),
-                                      backend="sandbox" if self.sandbox == "os" else "process")
+                                      backend=self.sandbox)
         if result.problem in GRADER_PROBLEMS:  # zeros, but not for anything the notebook did
             raise SandboxFailed((result.notes or [result.problem])[0])
         return result

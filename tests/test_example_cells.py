@@ -159,7 +159,7 @@ def test_every_example_of_the_solution_and_the_stub_is_skipped(assignment, noteb
 
 # --- end to end ------------------------------------------------------------------
 
-@pytest.mark.parametrize("backend", ["inprocess", "sandbox"])
+@pytest.mark.parametrize("backend", ["inprocess", "os"])
 def test_a_student_cell_reading_an_examples_name_makes_that_example_run(backend, config, seed, tmp_path):
     """05's data cell binds x_train; a student's extra cell reading it keeps the data cell running."""
     notebook = nbformat.read(REPO / "solutions" / "05_grad_aux" / "05_grad_aux.ipynb", as_version=4)

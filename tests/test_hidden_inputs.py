@@ -35,7 +35,7 @@ def test_same_seed_gives_identical_results(config):
 
 def test_same_seed_gives_identical_results_across_backends(config):
     inprocess = grade_submission(MISTAKE, config, seed=99, backend="inprocess", assignment="01_immutable_updates")
-    sandbox = grade_submission(MISTAKE, config, seed=99, backend="sandbox", assignment="01_immutable_updates")
+    sandbox = grade_submission(MISTAKE, config, seed=99, backend="os", assignment="01_immutable_updates")
     assert inprocess.to_gradescope()["tests"] == sandbox.to_gradescope()["tests"]
 
 

@@ -17,7 +17,7 @@ def Set_Diagonal(m, values):
 """
 
 
-@pytest.mark.parametrize("backend", ["inprocess", "sandbox"])
+@pytest.mark.parametrize("backend", ["inprocess", "os"])
 def test_a_misspelled_function_name_gets_did_you_mean(tmp_path, backend, config, seed):
     path = tmp_path / "sub.py"
     path.write_text(MISNAMED)

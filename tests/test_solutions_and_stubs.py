@@ -9,7 +9,7 @@ from autograder import grading_config, messages
 from autograder.grading import grade_submission
 
 ASSIGNMENTS = grading_config.load().assignments
-BACKENDS = ["inprocess", "sandbox"]
+BACKENDS = ["inprocess", "os"]
 
 
 def _solution(assignment):

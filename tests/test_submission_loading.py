@@ -97,7 +97,7 @@ def test_assignment_from_metadata_then_file_name_then_override(tmp_path):
         resolve_assignment(unknown, KNOWN, None)
 
 
-@pytest.mark.parametrize("backend", ["inprocess", "sandbox"])
+@pytest.mark.parametrize("backend", ["inprocess", "os"])
 def test_missing_function_scores_zero_for_its_checks_only(tmp_path, backend, config, seed):
     path = tmp_path / "sub.py"
     path.write_text("import jax.numpy as jnp\n\ndef set_element(x, index, value):\n    return x.at[index].set(value)\n")
@@ -110,7 +110,7 @@ def test_missing_function_scores_zero_for_its_checks_only(tmp_path, backend, con
         assert all(not c.passed and f"`{function}` is not defined" in c.feedback for c in by_function[function])
 
 
-@pytest.mark.parametrize("backend", ["inprocess", "sandbox"])
+@pytest.mark.parametrize("backend", ["inprocess", "os"])
 def test_exception_in_a_function_names_the_call_and_the_cell(tmp_path, backend, config, seed):
     path = tmp_path / "sub.py"
     path.write_text("def selu(x, alpha=1.67, lmbda=1.05):\n    raise RuntimeError('boom')\n")
@@ -120,7 +120,7 @@ def test_exception_in_a_function_names_the_call_and_the_cell(tmp_path, backend, 
                for c in result.checks)
 
 
-@pytest.mark.parametrize("backend", ["inprocess", "sandbox"])
+@pytest.mark.parametrize("backend", ["inprocess", "os"])
 def test_endless_loop_in_a_function_costs_only_that_function(tmp_path, backend, config, seed):
     import dataclasses
 
