@@ -9,8 +9,8 @@ import os
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, OverwriteCells
 
-from autograder.nbgrader_preprocessors import ExecuteUntilKernelDies, RestoreMissingCheckCells
-from autograder.nbgrader_sandboxed_grades import FailWhereSandboxFailed, GradeCheckCellsInSandbox
+from autograder.integrations.nbgrader_preprocessors import ExecuteUntilKernelDies, RestoreMissingCheckCells
+from autograder.integrations.nbgrader_sandboxed_grades import FailWhereSandboxFailed, GradeCheckCellsInSandbox
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
@@ -30,14 +30,14 @@ c.Execute.interrupt_on_timeout = True
 # manual grading.
 c.OverwriteCells.add_missing_cells = True
 
-# Two of nbgrader's steps replaced by subclasses (autograder/nbgrader_preprocessors.py):
+# Two of nbgrader's steps replaced by subclasses (autograder/integrations/nbgrader_preprocessors.py):
 # - ExecuteUntilKernelDies: a kernel that dies (crash, os._exit, out of memory)
 #   or a cell that keeps running after the timeout's interrupt no longer fails
 #   the whole submission, which leaves no scores, or a resubmission's previous
 #   scores; the cells that did not run score 0 instead.
 # - RestoreMissingCheckCells: a deleted check cell is put back even when the
 #   cell before it (the exercise's solution cell) was deleted too.
-# And two added (autograder/nbgrader_sandboxed_grades.py):
+# And two added (autograder/integrations/nbgrader_sandboxed_grades.py):
 # - GradeCheckCellsInSandbox, after execution: each check cell's points and
 #   feedback come from the sandboxed grader (`autograder grade`'s path: an OS
 #   sandbox per submission, hidden inputs, facts established outside the

@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from autograder import grading_config, messages
+from autograder import grading_config
+from autograder.catalog import messages
 from autograder.reports.exit_status import parse_fail_under
 
 
@@ -111,10 +112,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(args, config) -> int:
-    from autograder import compilation_cache
-    from autograder.grading import grade_submission
-    from autograder.pytest_plugin import one_shape_set
+    from autograder.check.pytest_plugin import one_shape_set
+    from autograder.grade.pipeline import GradingOptions, grade_submission
     from autograder.reports.terminal_table import render
+    from autograder.sandbox import compilation_cache
 
     if args.exercise:
         unknown = [e for e in args.exercise if not any(e in config.points[a] for a in config.assignments)]
@@ -125,16 +126,17 @@ def _check(args, config) -> int:
     seed = config.resolve_seed("check", args.seed)
     compilation_cache.enable("check")
     with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
-        result = grade_submission(args.path, config, seed=seed, backend="inprocess", assignment=args.assignment,
-                                  functions=set(args.exercise) if args.exercise else None,
-                                  hints=config.hint_level("check"))
+        options = GradingOptions(seed=seed, sandbox="inprocess", assignment=args.assignment,
+                                 functions=frozenset(args.exercise) if args.exercise else None,
+                                 hints=config.hint_level("check"))
+        result = grade_submission(args.path, config, options)
     with messages.using(result.language):
         print(render(result))
     return 0 if result.all_passed else 1
 
 
 def _grade(args, config) -> int:
-    from autograder.batch import grade_batch
+    from autograder.grade.batch import grade_batch
     from autograder.reports import exit_status, junit_xml
     from autograder.reports.out_dir import OutDirError
 
@@ -182,7 +184,7 @@ def _gradescope_zip(args, config) -> int:
 
 
 def _release(args, config) -> int:
-    from autograder.release import release, student_dist
+    from autograder.integrations.release import release, student_dist
 
     if args.student_dist is not None:
         status = release(config, args.assignments or None)

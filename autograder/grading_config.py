@@ -134,7 +134,7 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
 
 def _hint_levels(feedback: dict, path: Path) -> dict[str, str]:
     """[feedback] check_hints / grade_hints, each a level of messages.HINT_LEVELS (default "api")."""
-    from autograder import messages
+    from autograder.catalog import messages
 
     levels = {}
     for mode in ("check", "grade"):

@@ -113,7 +113,7 @@ def _measured_check(assignment: str, seed: int) -> int:
     import pytest  # noqa: F401  (what check imports before its first JAX work)
 
     import autograder.cli
-    import autograder.grading  # noqa: F401
+    import autograder.grade.pipeline  # noqa: F401
     import autograder.reports.terminal_table  # noqa: F401
 
     imported = time.perf_counter()

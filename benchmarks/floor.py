@@ -58,24 +58,24 @@ def _warm_up() -> None:
     jax.block_until_ready(jnp.arange(3.0) + 1)
 
 
-def _record(assignment: str, seed: int) -> list[tuple[dict, list]]:
-    from autograder.inprocess import InProcessTransport, load_namespace
-    from autograder.runner import run_checks
-    from autograder.submission import Submission
-    from autograder.submission_source import read
+def _record(assignment: str, seed: int) -> list[tuple[object, list]]:
+    from autograder.check.runner import run_checks
+    from autograder.check.submission import Submission
+    from autograder.load.submission_source import read
+    from autograder.sandbox.inprocess import InProcessTransport, load_namespace
 
     config_limits = _limits()
     source = read(_solution(assignment))
     namespace, report = load_namespace(source, config_limits.load_seconds, _skipped(assignment, source))
     inner = InProcessTransport(namespace, report, config_limits.call_seconds, config_limits.submission_seconds)
-    recorded: list[tuple[dict, list]] = []
+    recorded: list[tuple[object, list]] = []
 
     class Recording:
         call_seconds, submission_seconds = inner.call_seconds, inner.submission_seconds
 
-        def request(self, header, arrays):
-            recorded.append((json.loads(json.dumps(header)), [a.copy() for a in arrays]))
-            return inner.request(header, arrays)
+        def request(self, request, arrays):
+            recorded.append((request, [a.copy() for a in arrays]))
+            return inner.request(request, arrays)
 
     outcomes = run_checks(assignment, Submission(Recording(), report.notes), seed)
     failed = [o for o in outcomes if not o.passed]
@@ -84,12 +84,12 @@ def _record(assignment: str, seed: int) -> list[tuple[dict, list]]:
     return recorded
 
 
-def _measure(assignment: str, requests: list[tuple[dict, list]]) -> tuple[float, float]:
+def _measure(assignment: str, requests: list[tuple[object, list]]) -> tuple[float, float]:
     import jax
 
-    from autograder.cell_execution import execute_cells
-    from autograder.executor import Executor
-    from autograder.submission_source import read
+    from autograder.child.cell_execution import execute_cells
+    from autograder.child.executor import Executor
+    from autograder.load.submission_source import read
 
     jax.clear_caches()  # compile everything again, as a fresh sandbox child does
     source = read(_solution(assignment))
@@ -101,8 +101,8 @@ def _measure(assignment: str, requests: list[tuple[dict, list]]) -> tuple[float,
     executor = Executor(namespace, report)
     started = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        for header, arrays in requests:
-            executor.handle(header, [a.copy() for a in arrays])
+        for request, arrays in requests:
+            executor.handle(request, [a.copy() for a in arrays])
     return cells, time.perf_counter() - started
 
 
@@ -117,8 +117,9 @@ def _limits():
 
 
 def _skipped(assignment: str, source) -> frozenset[int]:
-    """The cells grading does not run (autograder.example_cells)."""
-    from autograder import example_cells, grading_config
+    """The cells grading does not run (autograder.load.example_cells)."""
+    from autograder import grading_config
+    from autograder.load import example_cells
 
     return example_cells.cells_to_skip_in(assignment, source.cells, grading_config.load())
 

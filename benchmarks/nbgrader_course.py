@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.release import nbgrader_environment
+from autograder.integrations.release import nbgrader_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT_CONFIG = ROOT / "nbgrader_config.py"

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.batch_progress import Finished, Progress  # noqa: E402
+from autograder.grade.batch_progress import Finished, Progress  # noqa: E402
 
 
 def _seconds_per_submission(stream, submissions: int) -> float:

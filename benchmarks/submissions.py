@@ -23,7 +23,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from autograder.submission_source import nbformat
+from autograder.load.submission_source import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("full", "partial", "stub")

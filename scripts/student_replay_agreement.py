@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder import grading_config  # noqa: E402
-from autograder.inprocess import InProcessTransport, load_namespace  # noqa: E402
+from autograder.check.submission import Submission  # noqa: E402
+from autograder.load.submission_source import read  # noqa: E402
+from autograder.sandbox.inprocess import InProcessTransport, load_namespace  # noqa: E402
 from autograder.student import recorded, replay  # noqa: E402
-from autograder.submission import Submission  # noqa: E402
-from autograder.submission_source import read  # noqa: E402
 
 
 def replayed(record, arrays, path: Path, functions=None) -> dict[tuple[str, str], tuple[bool, str]]:
@@ -46,7 +46,7 @@ def main() -> int:
     assignments = args.assignments or config.assignments
     data = args.data
     if data is None:
-        from autograder.release import record_student_data
+        from autograder.integrations.release import record_student_data
 
         data = Path(tempfile.mkdtemp(prefix="student-data-"))
         record_student_data(config, data, assignments)

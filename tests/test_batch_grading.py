@@ -9,7 +9,7 @@ import shutil
 import pytest
 from conftest import REPO, run_cli
 
-from autograder import messages
+from autograder.catalog import messages
 
 SOLUTION_01 = REPO / "solutions" / "01_immutable_updates" / "01_immutable_updates.ipynb"
 STUB_01 = REPO / "assignments" / "01_immutable_updates" / "01_immutable_updates.ipynb"

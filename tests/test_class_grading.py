@@ -13,7 +13,7 @@ import sys
 import pytest
 from conftest import REPO, run_cli
 
-from autograder.batch import discover
+from autograder.grade.batch import discover
 
 ASSIGNMENT = "02_where"
 FULL = 17

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run_cli
 
-from autograder import grading_config, messages
+from autograder import grading_config
+from autograder.catalog import messages
 from autograder.reports import class_report, gradescope_json
 from autograder.reports.out_dir import OutDir
 

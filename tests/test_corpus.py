@@ -10,16 +10,17 @@ import pytest
 from corpus_cases import corrects, mistakes
 from solution_lines import secret_lines
 
-from autograder import messages
-from autograder.grading import grade_submission
+from autograder.catalog import messages
+from autograder.grade.pipeline import GradingOptions, grade_submission
 
 SOLUTION_CODE = secret_lines(expressions=True)
 
 
 @pytest.mark.parametrize("case", mistakes(), ids=lambda c: c.id)
 def test_mistake_fails_exactly_its_checks(case, config, seed):
-    result = grade_submission(case.file, config, seed=seed, backend="inprocess",
-                              assignment=case.assignment, functions={case.function})
+    result = grade_submission(case.file, config,
+                              GradingOptions(seed=seed, sandbox="inprocess", assignment=case.assignment,
+                                             functions={case.function}))
     failed = {c.prop for c in result.checks if not c.passed}
     assert result.checks, f"{case.id}: no checks ran for {case.function}"
     assert failed == set(case.fails), (
@@ -39,8 +40,9 @@ def test_mistake_fails_exactly_its_checks(case, config, seed):
 
 @pytest.mark.parametrize("case", corrects(), ids=lambda c: c.id)
 def test_correct_alternative_scores_full_marks(case, config, seed):
-    result = grade_submission(case.file, config, seed=seed, backend="inprocess",
-                              assignment=case.assignment, functions=set(case.functions))
+    result = grade_submission(case.file, config,
+                              GradingOptions(seed=seed, sandbox="inprocess", assignment=case.assignment,
+                                             functions=set(case.functions)))
     assert {c.function for c in result.checks} == set(case.functions)
     assert result.score == result.max_score, (
         f"{case.id} ({case.why}) lost points:\n"

@@ -10,9 +10,9 @@ import pytest
 from conftest import REPO
 
 from autograder import grading_config
-from autograder.example_cells import ReleasedCells, cell_names, cells_to_skip, released_cells
-from autograder.grading import grade_submission
-from autograder.submission_source import CodeCell, read
+from autograder.grade.pipeline import GradingOptions, grade_submission
+from autograder.load.example_cells import ReleasedCells, cell_names, cells_to_skip, released_cells
+from autograder.load.submission_source import CodeCell, read
 
 ASSIGNMENTS = grading_config.load().assignments
 
@@ -168,7 +168,7 @@ def test_a_student_cell_reading_an_examples_name_makes_that_example_run(backend,
     notebook.cells.append(nbformat.v4.new_code_cell("TRAINING_SET_SIZE = x_train.shape[0]"))
     path = tmp_path / "05_grad_aux.ipynb"
     nbformat.write(notebook, path)
-    result = grade_submission(path, config, seed=seed, backend=backend)
+    result = grade_submission(path, config, GradingOptions(seed=seed, sandbox=backend))
     assert result.score == result.max_score
     skipped_note = next(note for note in result.notes if "were not run" in note)
     assert str(data) not in re.findall(r"\d+", skipped_note.split("were not run")[0])

@@ -6,16 +6,17 @@ import re
 
 from conftest import REPO
 
-from autograder import messages
-from autograder.grading import grade_submission
+from autograder.catalog import messages
+from autograder.grade.pipeline import GradingOptions, grade_submission
 
 CORPUS = REPO / "tests" / "corpus"
 
 
 def _failed(config, seed, case: str, function: str) -> list:
     assignment, name = case.split("/")
-    result = grade_submission(CORPUS / assignment / "mistakes" / f"{name}.py", config, seed=seed, backend="inprocess",
-                              assignment=assignment, functions={function})
+    result = grade_submission(CORPUS / assignment / "mistakes" / f"{name}.py", config,
+                              GradingOptions(seed=seed, sandbox="inprocess", assignment=assignment,
+                                             functions={function}))
     return [c for c in result.checks if not c.passed]
 
 

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from autograder.runner import SUITES, suite_path
+from autograder.check.runner import SUITES, suite_path
 
 
 def graded_marks(assignment: str) -> list[tuple[str, str, str]]:

@@ -8,16 +8,18 @@ import string
 import pytest
 from conftest import REPO
 
-from autograder import grading_config, hint_ideas, messages
-from autograder.grading import grade_submission
+from autograder import grading_config
+from autograder.catalog import hint_ideas, messages
+from autograder.grade.pipeline import GradingOptions, grade_submission
 
 HISTOGRAM_SET_ONE = REPO / "tests" / "corpus" / "01_immutable_updates" / "mistakes" / "histogram_set_one.py"
 RECIPE_CODE = "`.at[indices].add(1)`"  # in the histogram hint's recipe, and in no other level
 
 
 def _histogram_feedback(config, seed, hints=None) -> str:
-    result = grade_submission(HISTOGRAM_SET_ONE, config, seed=seed, backend="inprocess",
-                              assignment="01_immutable_updates", functions={"histogram"}, hints=hints)
+    result = grade_submission(HISTOGRAM_SET_ONE, config,
+                              GradingOptions(seed=seed, sandbox="inprocess", assignment="01_immutable_updates",
+                                             functions={"histogram"}, hints=hints))
     return "\n".join(c.feedback for c in result.checks if not c.passed)
 
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from jax import lax
 
-from autograder import messages
-from autograder.executor import describe_exception
-from autograder.jaxcheck import jaxpr_walk
-from autograder.jaxcheck.hints import hint_for
-from autograder.jaxcheck.jittability import trace_jaxpr
-from autograder.jaxcheck.trace_counting import count_traces, is_jitted
+from autograder.catalog import messages
+from autograder.check.jax_error_hints import hint_for
+from autograder.child import jaxpr_walk
+from autograder.child.executor import describe_exception
+from autograder.child.jittability import trace_jaxpr
+from autograder.child.trace_counting import count_traces, is_jitted
 
 escaped = []
 
@@ -70,7 +70,7 @@ def _hints_at_every_level(error: BaseException) -> dict[str, str | None]:
     hints = {}
     for level in messages.HINT_LEVELS:
         with messages.hints_at(level):
-            hints[level] = hint_for(described["mro"], described["message"])
+            hints[level] = hint_for(described.mro, described.message)
     return hints
 
 
@@ -87,7 +87,7 @@ def _assert_levels(hints: dict[str, str | None], said: tuple[str, str, str]) -> 
 def test_jax_error_maps_to_a_hint_at_every_level(expected_type, trigger, said):
     with pytest.raises(Exception) as caught:
         trigger()
-    assert expected_type in describe_exception(caught.value)["mro"]
+    assert expected_type in describe_exception(caught.value).mro
     _assert_levels(_hints_at_every_level(caught.value), said)
 
 

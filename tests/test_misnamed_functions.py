@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.grading import grade_submission
+from autograder.grade.pipeline import GradingOptions, grade_submission
 
 MISNAMED = """import jax.numpy as jnp
 
@@ -21,8 +21,9 @@ def Set_Diagonal(m, values):
 def test_a_misspelled_function_name_gets_did_you_mean(tmp_path, backend, config, seed):
     path = tmp_path / "sub.py"
     path.write_text(MISNAMED)
-    result = grade_submission(path, config, seed=seed, backend=backend, assignment="01_immutable_updates",
-                              functions={"set_element", "set_diagonal", "histogram"})
+    result = grade_submission(path, config,
+                              GradingOptions(seed=seed, sandbox=backend, assignment="01_immutable_updates",
+                                             functions={"set_element", "set_diagonal", "histogram"}))
     feedback = {c.function: c.feedback for c in result.checks if not c.passed}
     assert result.score == 0
     assert "Did you mean `set_elemnt`?" in feedback["set_element"]

@@ -17,7 +17,8 @@ import nbformat
 import pytest
 from conftest import REPO
 
-from autograder import grading_config, release
+from autograder import grading_config
+from autograder.integrations import release
 
 CONFIG = grading_config.load()
 ASSIGNMENTS = CONFIG.assignments

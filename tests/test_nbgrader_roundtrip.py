@@ -48,8 +48,8 @@ from conftest import REPO, SEED
 from nbgrader.api import Gradebook
 
 from autograder import grading_config
-from autograder.nbgrader_preprocessors import KERNEL_DIED, KERNEL_STUCK, NOT_RUN
-from autograder.release import nbgrader_environment
+from autograder.integrations.nbgrader_preprocessors import KERNEL_DIED, KERNEL_STUCK, NOT_RUN
+from autograder.integrations.release import nbgrader_environment
 
 ASSIGNMENT = "01_immutable_updates"
 CONFIG = grading_config.load()

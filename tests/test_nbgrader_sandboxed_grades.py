@@ -32,16 +32,18 @@ from conftest import REPO, SEED
 from nbgrader.api import Gradebook
 from nbgrader.utils import determine_grade
 
-from autograder import grading, grading_config, messages
-from autograder.nbgrader_preprocessors import KERNEL_DIED
-from autograder.nbgrader_sandboxed_grades import (
+from autograder import grading_config
+from autograder.catalog import messages
+from autograder.check.results import CheckResult, SubmissionResult
+from autograder.grade import pipeline as grading
+from autograder.integrations.nbgrader_preprocessors import KERNEL_DIED
+from autograder.integrations.nbgrader_sandboxed_grades import (
     FAILURE_KEY,
     FailWhereSandboxFailed,
     GradeCheckCellsInSandbox,
     SandboxFailed,
 )
-from autograder.release import nbgrader_environment
-from autograder.results import CheckResult, SubmissionResult
+from autograder.integrations.release import nbgrader_environment
 from autograder.sandbox import os_isolation
 
 ASSIGNMENT = "02_where"
@@ -202,8 +204,9 @@ def _scores(notebook) -> dict:
 def test_grades_the_submitted_code_without_the_kernels_outputs_and_nbgrader_reads_the_points(monkeypatch):
     graded_files = []
 
-    def fake_grade(path, config, *, seed, backend, **_):
-        graded_files.append((nbformat.read(path, as_version=4), backend))
+    def fake_grade(path, config, options, worker=None):
+        seed = options.seed
+        graded_files.append((nbformat.read(path, as_version=4), options.sandbox))
         checks = [CheckResult(f, prop, points if f != "selu" else points / 3, points, f != "selu",
                               "the sandbox's feedback")
                   for f in config.functions(ASSIGNMENT) for prop, points in config.points[ASSIGNMENT][f].items()]
@@ -253,7 +256,8 @@ def test_without_the_os_sandbox_check_cells_score_zero_and_the_submission_fails(
 
 
 def test_a_sandbox_that_fails_for_one_submission_is_a_grading_failure_too(monkeypatch):
-    def sandbox_failed(path, config, *, seed, **_):
+    def sandbox_failed(path, config, options, worker=None):
+        seed = options.seed
         note = "The grader could not start a sandbox for this submission (bwrap: out of memory)."
         return SubmissionResult(name="x", path=str(path), assignment=ASSIGNMENT, seed=seed, notes=[note],
                                 problem="sandbox_failed", checks=[CheckResult(f, "p", 0.0, 1.0, False, note)

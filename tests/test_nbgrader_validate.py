@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO, SEED
 
 from autograder import grading_config
-from autograder.release import nbgrader_environment
+from autograder.integrations.release import nbgrader_environment
 
 CONFIG = grading_config.load()
 ASSIGNMENTS = CONFIG.assignments

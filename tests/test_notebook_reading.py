@@ -8,8 +8,8 @@ import nbformat
 import pytest
 from conftest import REPO, run_cli
 
-from autograder.cell_execution import execute_cells
-from autograder.submission_source import read, readable_cell
+from autograder.child.cell_execution import execute_cells
+from autograder.load.submission_source import read, readable_cell
 
 CONTINUATION = "def remainder(a, b):\n    return (a\n% b)\n\ndef differs(a, b):\n    return [a\n!= b]\n"
 

@@ -15,8 +15,8 @@ import socket
 import pytest
 
 from autograder import grading_config
+from autograder.child.confinement import WORKDIR
 from autograder.sandbox import os_isolation
-from autograder.sandbox.confinement import WORKDIR
 from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
 from autograder.sandbox.zygote_client import Zygote
@@ -149,5 +149,5 @@ def test_uids_are_released_and_never_shared_by_live_children(tmp_path):
 
 def test_child_side_files_hold_no_suite_and_no_grading_config():
     files = {str(f.relative_to(grading_config.REPO_ROOT)) for f in os_isolation.child_side_files()}
-    assert "autograder/sandbox/child.py" in files and "autograder/executor.py" in files
+    assert "autograder/child/main.py" in files and "autograder/child/executor.py" in files
     assert not [f for f in files if "suites" in f or f.endswith(("grading_config.py", "grading.py", "batch.py"))]

@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run_cli
 
-from autograder import batch
-from autograder.batch import discover
+from autograder.grade import batch
+from autograder.grade.batch import discover
 from autograder.reports import gradescope_json
 from autograder.reports.out_dir import MAX_NAME_BYTES, OutDir, OutDirError, safe_component
 

@@ -14,11 +14,11 @@ import pytest
 from conftest import REPO
 
 from autograder import grading_config
-from autograder.batch import grade_batch
-from autograder.grading import grade_submission
+from autograder.grade.batch import grade_batch
+from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
+from autograder.load.submission_source import read
 from autograder.sandbox import shared_programs
 from autograder.sandbox.shared_programs import CACHE_DIRECTORY, SharedPrograms, defined_names, is_library_program
-from autograder.submission_source import read
 
 ASSIGNMENT = "02_where"
 SOLUTION = REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -108,7 +108,7 @@ def test_grading_with_shared_programs_gives_the_same_results_as_without(batch, t
         if name.startswith("spoiler"):
             continue  # without programs it has no cache directory to spoil, and fails on that
         path = next((root / "submissions").glob(f"{name}.*"))
-        without = grade_submission(path, config, seed=2026).to_gradescope()
+        without = grade_submission(path, config, GradingOptions(seed=2026)).to_gradescope()
         assert result["tests"] == without["tests"], name
         assert not any("changed the grading environment" in note for note in result["extra_data"].get("notes",
                                                                                                       [])), name
@@ -121,7 +121,7 @@ def test_the_store_holds_library_programs_only_and_children_cannot_change_it(tmp
     def build(assignment, directory):
         # What a worker does (see batch_worker._build_programs).
         written = tmp_path / "written"
-        grade_submission(SOLUTION, config, seed=2026, write_programs_to=written)
+        grade_submission(SOLUTION, config, GradingOptions(seed=2026), WorkerResources(write_programs_to=written))
         built.extend(entry.name for entry in written.iterdir())
         defined = defined_names([cell.source for cell in read(SOLUTION).cells])
         shared_programs.keep_library_programs(written, defined, directory)
@@ -140,7 +140,8 @@ def test_the_store_holds_library_programs_only_and_children_cannot_change_it(tmp
     before = {entry.name: hashlib.sha256(entry.read_bytes()).hexdigest() for entry in directory.iterdir()}
     spoiler = tmp_path / f"spoiler_{ASSIGNMENT}.py"
     spoiler.write_text(SPOILER)
-    result = grade_submission(spoiler, config, seed=2026, assignment=ASSIGNMENT, programs=store,
-                              functions={"sum_of_positive_numbers"})
+    result = grade_submission(spoiler, config,
+                              GradingOptions(seed=2026, assignment=ASSIGNMENT, functions={"sum_of_positive_numbers"}),
+                              WorkerResources(programs=store))
     assert result.score == result.max_score > 0, json.dumps([c.feedback for c in result.checks])
     assert {entry.name: hashlib.sha256(entry.read_bytes()).hexdigest() for entry in directory.iterdir()} == before

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import REPO
 
-from autograder import grading_config, messages
-from autograder.grading import grade_submission
+from autograder import grading_config
+from autograder.catalog import messages
+from autograder.grade.pipeline import GradingOptions, grade_submission
 
 ASSIGNMENTS = grading_config.load().assignments
 BACKENDS = ["inprocess", "os"]
@@ -23,7 +24,7 @@ def _stub(assignment):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_solution_notebook_scores_full_marks(assignment, backend, config, seed):
-    result = grade_submission(_solution(assignment), config, seed=seed, backend=backend)
+    result = grade_submission(_solution(assignment), config, GradingOptions(seed=seed, sandbox=backend))
     assert result.assignment == assignment
     assert result.max_score == config.assignment_total(assignment)
     assert result.score == result.max_score, "\n".join(f"{c.name}: {c.feedback}" for c in result.checks if not c.passed)
@@ -32,7 +33,7 @@ def test_solution_notebook_scores_full_marks(assignment, backend, config, seed):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_released_stub_scores_zero_with_not_implemented_feedback(assignment, backend, config, seed):
-    result = grade_submission(_stub(assignment), config, seed=seed, backend=backend)
+    result = grade_submission(_stub(assignment), config, GradingOptions(seed=seed, sandbox=backend))
     assert result.max_score == config.assignment_total(assignment)
     assert result.score == 0
     not_implemented = messages.text("hint.NotImplementedError").rstrip(".")

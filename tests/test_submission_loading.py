@@ -8,9 +8,9 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from autograder.cell_execution import execute_cells
-from autograder.grading import grade_submission
-from autograder.submission_source import SubmissionError, read, resolve_assignment
+from autograder.child.cell_execution import execute_cells
+from autograder.grade.pipeline import GradingOptions, grade_submission
+from autograder.load.submission_source import SubmissionError, read, resolve_assignment
 
 KNOWN = ["01_immutable_updates", "02_where"]
 
@@ -101,7 +101,8 @@ def test_assignment_from_metadata_then_file_name_then_override(tmp_path):
 def test_missing_function_scores_zero_for_its_checks_only(tmp_path, backend, config, seed):
     path = tmp_path / "sub.py"
     path.write_text("import jax.numpy as jnp\n\ndef set_element(x, index, value):\n    return x.at[index].set(value)\n")
-    result = grade_submission(path, config, seed=seed, backend=backend, assignment="01_immutable_updates")
+    result = grade_submission(path, config,
+                              GradingOptions(seed=seed, sandbox=backend, assignment="01_immutable_updates"))
     by_function = {}
     for check in result.checks:
         by_function.setdefault(check.function, []).append(check)
@@ -114,7 +115,8 @@ def test_missing_function_scores_zero_for_its_checks_only(tmp_path, backend, con
 def test_exception_in_a_function_names_the_call_and_the_cell(tmp_path, backend, config, seed):
     path = tmp_path / "sub.py"
     path.write_text("def selu(x, alpha=1.67, lmbda=1.05):\n    raise RuntimeError('boom')\n")
-    result = grade_submission(path, config, seed=seed, backend=backend, assignment="02_where", functions={"selu"})
+    result = grade_submission(path, config,
+                              GradingOptions(seed=seed, sandbox=backend, assignment="02_where", functions={"selu"}))
     assert result.score == 0
     assert all("RuntimeError: boom" in c.feedback and "(in `selu`, line 2 of its cell)" in c.feedback
                for c in result.checks)
@@ -128,8 +130,9 @@ def test_endless_loop_in_a_function_costs_only_that_function(tmp_path, backend, 
     path = tmp_path / "sub.py"
     path.write_text("import jax.numpy as jnp\n\ndef selu(x, alpha=1.67, lmbda=1.05):\n    while True:\n        pass\n\n"
                     "def sum_of_positive_numbers(x):\n    return jnp.where(x > 0, x, 0).sum()\n")
-    result = grade_submission(path, fast, seed=seed, backend=backend, assignment="02_where",
-                              functions={"selu", "sum_of_positive_numbers"})
+    result = grade_submission(path, fast,
+                              GradingOptions(seed=seed, sandbox=backend, assignment="02_where", functions={"selu",
+                                             "sum_of_positive_numbers"}))
     selu = [c for c in result.checks if c.function == "selu"]
     positive = [c for c in result.checks if c.function == "sum_of_positive_numbers"]
     assert all(not c.passed and "did not finish within 3 s" in c.feedback for c in selu)

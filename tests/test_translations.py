@@ -9,7 +9,7 @@ import polib
 import pytest
 from conftest import REPO, run_cli
 
-from autograder import messages
+from autograder.catalog import messages
 
 LANGUAGES = [language for language in messages.LANGUAGES if language != "en"]
 HANGUL = re.compile(r"[가-힣]")
@@ -24,7 +24,8 @@ def _placeholders(template: str) -> set[tuple[str, str, str]]:
 def test_every_message_has_a_translation(language):
     catalog = messages.catalog(language)
     missing = sorted(set(messages.ENGLISH) - set(catalog))
-    assert not missing, (f"autograder/locale/{language}.po has no current translation of {len(missing)} message(s) "
+    assert not missing, (f"autograder/catalog/locale/{language}.po has no current translation of "
+                         f"{len(missing)} message(s) "
                          f"(new keys, or English changed since it was translated): {missing}")
 
 

@@ -8,9 +8,9 @@ import os
 import numpy as np
 import pytest
 
-from autograder.sandbox import framing
-from autograder.submission import TypedKey
-from autograder.wire_format import WireFormatError, array_from_bytes, array_to_bytes, decode, encode
+from autograder.check.submission import TypedKey
+from autograder.protocol import framing
+from autograder.protocol.wire_format import WireFormatError, array_from_bytes, array_to_bytes, decode, encode
 
 
 def _plain(leaf):
@@ -87,7 +87,7 @@ def test_reading_times_out_at_the_deadline():
 
 
 def test_a_value_with_more_arrays_than_the_cap_is_refused_with_the_fix():
-    from autograder.wire_format import MAX_ARRAYS
+    from autograder.protocol.wire_format import MAX_ARRAYS
 
     skeleton, arrays = encode([np.full((), i, np.float32) for i in range(MAX_ARRAYS)], _plain)
     assert len(arrays) == MAX_ARRAYS
@@ -98,11 +98,11 @@ def test_a_value_with_more_arrays_than_the_cap_is_refused_with_the_fix():
 @pytest.mark.parametrize("backend", ["inprocess", "os"])
 def test_a_list_of_hundreds_of_arrays_crosses_on_both_backends(backend, tmp_path):
     """fit returning 500 per-step losses as a list once failed in the sandbox only ("malformed data")."""
+    from autograder.check.submission import Submission
     from autograder.grading_config import Limits
-    from autograder.inprocess import InProcessTransport, load_namespace
+    from autograder.load.submission_source import read
+    from autograder.sandbox.inprocess import InProcessTransport, load_namespace
     from autograder.sandbox.parent import SandboxTransport
-    from autograder.submission import Submission
-    from autograder.submission_source import read
 
     program = tmp_path / "many.py"
     program.write_text("import jax.numpy as jnp\n\ndef many(n):\n    return [jnp.float32(i) for i in range(n)]\n")

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from autograder.worker_handle import WorkerFailed, WorkerHandle
+from autograder.grade.worker_handle import WorkerFailed, WorkerHandle
 
 FAKE_WORKER = r'''
 import json, os, sys, time

@@ -17,14 +17,15 @@ import sys
 import pytest
 
 from autograder import grading_config
-from autograder.sandbox.confinement import WORKDIR
+from autograder.child.confinement import WORKDIR
 from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
 from autograder.sandbox.zygote_client import ForkedChild, Zygote
 
 PROBE = r'''
 import json, os, resource, sys, threading
-import autograder.executor
+import autograder.child.executor
+KIT = os.path.dirname(os.path.dirname(autograder.child.executor.__file__))  # the autograder package
 from jax._src import xla_bridge
 
 facts = {
@@ -43,8 +44,7 @@ facts = {
 }
 json.autograder_probe = True  # a later child must not see this
 for name, attempt in [("fork", lambda: os.fork()),
-                      ("read_suite", lambda: open(os.path.join(os.path.dirname(autograder.executor.__file__), "suites",
-                                                               "test_02_where.py")))]:
+                      ("read_suite", lambda: open(os.path.join(KIT, "suites", "test_02_where.py")))]:
     try:
         attempt()
         facts[name] = "allowed"
@@ -145,7 +145,7 @@ def test_a_child_that_outlives_its_deadline_is_killed_with_its_group(zygote, tmp
 
 def test_zygote_refuses_to_fork_once_a_backend_has_started():
     script = ("import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'\n"
-              "from autograder.sandbox import zygote\n"
+              "from autograder.child import zygote\n"
               "zygote._preload()\n"
               "print(zygote.fork_hazard())\n"
               "import jax; jax.devices()\n"

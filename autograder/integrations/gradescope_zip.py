@@ -217,7 +217,7 @@ def setup_script(assignment: str, wheel: str, pins: list[str], has_released: boo
     released = (f'''
 # The released notebook where the kit looks for it: the grader then skips the
 # notebook's unchanged example cells, which change no grade and cost compile time.
-released="$("$VENV/bin/python" -c 'from autograder import example_cells; print(example_cells.ASSIGNMENTS)')"
+released="$("$VENV/bin/python" -c 'from autograder.load import example_cells; print(example_cells.ASSIGNMENTS)')"
 mkdir -p "$released/{assignment}"
 cp "$SOURCE/assignments/{assignment}/{assignment}.ipynb" "$released/{assignment}/"
 

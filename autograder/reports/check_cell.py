@@ -13,8 +13,8 @@ import html
 import os
 import re
 
-from autograder import messages
-from autograder.results import SubmissionResult
+from autograder.catalog import messages
+from autograder.check.results import SubmissionResult
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 

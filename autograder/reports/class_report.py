@@ -28,7 +28,7 @@ import string
 import unicodedata
 from typing import TypeGuard
 
-from autograder import messages
+from autograder.catalog import messages
 from autograder.reports.out_dir import OutDir
 from autograder.reports.result_json import mapping, mappings
 

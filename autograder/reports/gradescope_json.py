@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
+from autograder.check.results import SubmissionResult
 from autograder.reports.out_dir import OutDir
-from autograder.results import SubmissionResult
 
 FILENAME = "results.json"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from autograder import messages
-from autograder.results import SubmissionResult
+from autograder.catalog import messages
+from autograder.check.results import SubmissionResult
 
 WIDTH = 100
 

@@ -33,7 +33,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.sandbox.confinement import WORKDIR
+from autograder.child.confinement import WORKDIR
 
 PROGRAMS_IN_VIEW = Path("/programs")  # where the batch's store of compiled programs appears, read-only
 CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER")
@@ -42,7 +42,7 @@ UID_SLOTS = 1 << 16
 UID_LOCKS = Path("/run/autograder-uids") if Path("/run").is_dir() else Path("/tmp/autograder-uids")
 _PACKAGE = Path(__file__).resolve().parents[1]  # the installed `autograder` package
 # Modules from which the child side is found: the zygote imports everything a child runs.
-_CHILD_ENTRY_MODULES = ("autograder.sandbox.zygote", "autograder.sandbox.child")
+_CHILD_ENTRY_MODULES = ("autograder.child.zygote", "autograder.child.main")
 
 
 class IsolationUnavailable(RuntimeError):
@@ -69,7 +69,7 @@ def check_available(python: str = sys.executable) -> None:
         raise IsolationUnavailable(
             f"the OS sandbox needs libseccomp and the pyseccomp package ({error}); "
             "`apt-get install libseccomp2` and reinstall the kit") from None
-    probe = zygote_command([python, "-I", "-c", "import autograder.sandbox.confinement"], programs=None)
+    probe = zygote_command([python, "-I", "-c", "import autograder.child.confinement"], programs=None)
     try:
         completed = subprocess.run(probe, capture_output=True, text=True, timeout=120, env=_minimal_env())
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -164,7 +164,7 @@ def child_side_files() -> set[Path]:
                 files.add(init)
         pending.extend(_imported_kit_modules(file))
     # Data the child-side code reads: the message catalogs (feedback made in the child is translated too).
-    files.update((_PACKAGE / "locale").glob("*.po"))
+    files.update((_PACKAGE / "catalog" / "locale").glob("*.po"))
     return files
 
 
@@ -190,7 +190,7 @@ def _imported_kit_modules(file: Path) -> list[str]:
             found += [alias.name for alias in node.names if alias.name.split(".")[0] == "autograder"]
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "autograder":
             found.append(node.module)
-            found += [f"{node.module}.{alias.name}" for alias in node.names]  # `from autograder import messages`
+            found += [f"{node.module}.{alias.name}" for alias in node.names]  # from package import module
     return found
 
 

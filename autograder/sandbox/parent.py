@@ -30,14 +30,15 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import messages
-from autograder.cell_execution import LoadReport
+from autograder.catalog import messages
+from autograder.child.cell_execution import LoadReport
+from autograder.child.confinement import WORKDIR
 from autograder.grading_config import Limits
-from autograder.sandbox import framing, os_isolation
-from autograder.sandbox.confinement import WORKDIR
+from autograder.protocol import framing, requests
+from autograder.protocol.errors import ChildError, ErrorKind, TransportFailure
+from autograder.sandbox import os_isolation
 from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.zygote_client import ForkedChild, Zygote, ZygoteUnavailable, child_environment
-from autograder.submission import TransportFailure
 
 MODES = ("os", "process")
 OUTPUT_CAP_BYTES = 1 << 20
@@ -119,40 +120,41 @@ class SandboxTransport:
 
     # --- requests ------------------------------------------------------------
 
-    def request(self, header: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
+    def request(self, request: requests.Request, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
         if self._load_failure is not None:
-            raise TransportFailure("load_failed", self._load_failure)
+            raise TransportFailure(ErrorKind.LOAD_FAILED, self._load_failure)
         if time.monotonic() > self._deadline:
-            raise TransportFailure("budget")
+            raise TransportFailure(ErrorKind.BUDGET)
         if self._process is None or self._process.exit_status() is not None:
             self._spawn_and_load()
             if self._load_failure is not None:
-                raise TransportFailure("load_failed", self._load_failure)
-        answer, out = self._exchange(header, arrays, self._limits.call_seconds)
+                raise TransportFailure(ErrorKind.LOAD_FAILED, self._load_failure)
+        answer, out = self._exchange(request, arrays, self._limits.call_seconds)
         if answer.get("tampered"):
             # The answer may have been shaped by the change: it earns nothing.
-            return {"ok": False, "error": {"kind": "tampered", "changes": _strings(answer["tampered"])}}, []
+            tampered = ChildError(ErrorKind.TAMPERED, changes=tuple(_strings(answer["tampered"])))
+            return {"ok": False, "error": tampered.to_wire()}, []
         return answer, out
 
     # --- internals -----------------------------------------------------------
 
-    def _exchange(self, header: dict, arrays: list, seconds: float) -> tuple[dict, list]:
+    def _exchange(self, request: requests.Request, arrays: list, seconds: float) -> tuple[dict, list]:
         deadline = min(time.monotonic() + seconds, self._deadline)
         try:
-            framing.write_message(self._request_fd, header, arrays)
+            framing.write_message(self._request_fd, requests.header(request), arrays)
             return framing.read_message(self._response_fd, deadline)
         except framing.ChannelTimeout:
             self._kill()
             if time.monotonic() >= self._deadline:
-                raise TransportFailure("budget") from None
-            raise TransportFailure("timeout") from None
+                raise TransportFailure(ErrorKind.BUDGET) from None
+            raise TransportFailure(ErrorKind.TIMEOUT) from None
         except (framing.ChannelClosed, BrokenPipeError):
             detail = self._exit_detail()
             self._kill()
-            raise TransportFailure("exited", detail) from None
+            raise TransportFailure(ErrorKind.EXITED, detail) from None
         except framing.WireFormatError as error:
             self._kill()
-            raise TransportFailure("exited", f"sent malformed data: {error}") from None
+            raise TransportFailure(ErrorKind.EXITED, f"sent malformed data: {error}") from None
 
     def _spawn_and_load(self) -> LoadReport:
         self._kill()
@@ -170,18 +172,18 @@ class SandboxTransport:
             self._load_failure = messages.text("load.sandbox_failed", detail=str(error).splitlines()[0][:300])
             self.load_problem = "sandbox_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
-        header = {"op": "load", "name": "submission" + self._source_path.suffix.lower()[:8],
-                  "skip_cells": self._skip_cells, "compilation_cache": self._cache_mode(),
-                  "programs": self._programs_as_the_child_sees_them(), "language": messages.language()}
+        load = requests.Load(name="submission" + self._source_path.suffix.lower()[:8],
+                             skip_cells=tuple(self._skip_cells), compilation_cache=self._cache_mode(),
+                             programs=self._programs_as_the_child_sees_them(), language=messages.language())
         try:
-            answer, _ = self._exchange(header, [np.frombuffer(submission, dtype=np.uint8)], self._limits.load_seconds)
+            answer, _ = self._exchange(load, [np.frombuffer(submission, dtype=np.uint8)], self._limits.load_seconds)
         except TransportFailure as failure:
             self._load_failure = _load_failure_feedback(failure, self._limits, self.captured_output())
-            self.load_problem = "timeout" if failure.kind in ("timeout", "budget") else "exited"
+            self.load_problem = "timeout" if failure.kind in (ErrorKind.TIMEOUT, ErrorKind.BUDGET) else "exited"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         if answer.get("ok") is not True:
-            refusal = answer.get("error", {})
-            self._load_failure = str(refusal.get("message") or messages.text("load.child_failed", detail=refusal))
+            refusal = ChildError.from_wire(answer.get("error"))
+            self._load_failure = refusal.message or messages.text("load.child_failed", detail=refusal.kind.value)
             self.load_problem = "child_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         report = LoadReport.from_json(answer.get("report", {}))
@@ -241,7 +243,7 @@ class SandboxTransport:
         if self._process is None or self._process.exit_status() is not None:
             return
         try:
-            answer, arrays = self._exchange({"op": "compiled_programs"}, [], self._limits.call_seconds)
+            answer, arrays = self._exchange(requests.CompiledPrograms(), [], self._limits.call_seconds)
         except TransportFailure:
             return
         names = answer.get("names") if answer.get("ok") is True else None
@@ -380,7 +382,7 @@ def _programs_root(programs: Path | None) -> Path | None:
 
 
 def _load_failure_feedback(failure: TransportFailure, limits: Limits, printed: str) -> str:
-    if failure.kind in ("timeout", "budget"):
+    if failure.kind in (ErrorKind.TIMEOUT, ErrorKind.BUDGET):
         return messages.text("load.timeout", seconds=limits.load_seconds)
     feedback = messages.text("load.exited", detail=failure.detail or failure.kind)
     tail = printed.strip()[-600:]

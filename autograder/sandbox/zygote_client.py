@@ -22,8 +22,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from autograder.child.zygote import MAX_MESSAGE_BYTES
 from autograder.sandbox.limits import ChildLimits
-from autograder.sandbox.zygote import MAX_MESSAGE_BYTES
 
 START_SECONDS = 120.0
 _ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
@@ -64,7 +64,7 @@ class Zygote:
         # (OpenBLAS starts a pool at `import numpy`), which fork needs.
         env = dict(child_environment(self._home), OPENBLAS_NUM_THREADS="1")
         self._log = open(self._home / "zygote.log", "wb")
-        command = [python, "-I", "-m", "autograder.sandbox.zygote", str(theirs.fileno())]
+        command = [python, "-I", "-m", "autograder.child.zygote", str(theirs.fileno())]
         if mode == "os":
             command = os_isolation.zygote_command([*command, "--confined"], programs)
         try:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.cell_execution import LoadReport
-from autograder.inprocess import InProcessTransport
+from autograder.check.results import SubmissionResult
+from autograder.check.said_once import say_each_thing_once
+from autograder.check.submission import Submission
+from autograder.child.cell_execution import LoadReport
 from autograder.reports.terminal_table import render
-from autograder.results import SubmissionResult
-from autograder.said_once import say_each_thing_once
+from autograder.sandbox.inprocess import InProcessTransport
 from autograder.student import compat, recorded, replay
 from autograder.student.strings import text
-from autograder.submission import Submission
 
 compat.install()
 

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from autograder import messages
+from autograder.catalog import messages
 
 
 def run() -> None:
@@ -40,12 +40,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args) -> int:
-    from autograder import compilation_cache
-    from autograder.inprocess import load_namespace
+    from autograder.load.submission_source import SubmissionError, read
+    from autograder.sandbox import compilation_cache
+    from autograder.sandbox.inprocess import load_namespace
     from autograder.student import recorded
     from autograder.student.checking import Package, check_namespace, render_result
     from autograder.student.strings import text
-    from autograder.submission_source import SubmissionError, read
 
     try:
         package = Package()

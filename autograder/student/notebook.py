@@ -15,8 +15,8 @@ import io
 import os
 import warnings
 
-from autograder import messages
-from autograder.cell_execution import LoadReport
+from autograder.catalog import messages
+from autograder.child.cell_execution import LoadReport
 from autograder.reports import check_cell
 from autograder.student import recorded
 from autograder.student.checking import Package, check_namespace, render_result

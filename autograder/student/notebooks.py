@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import messages
+from autograder.catalog import messages
 from autograder.student.strings import text
 
 INSTALL_CELL_ID = "install-checks"

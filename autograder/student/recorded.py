@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.submission import TypedKey
+from autograder.check.submission import TypedKey
 
 DATA = Path(__file__).resolve().parent / "data"
 FORMAT = 1

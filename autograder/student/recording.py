@@ -22,11 +22,11 @@ from typing import Any, Callable
 
 import pytest
 
+from autograder.check import expectations
+from autograder.check.pytest_plugin import CheckOutcome, GradingPlugin
+from autograder.check.submission import JaxprFacts, StudentCodeError, Submission, TraceReport
 from autograder.grading_config import GradingConfig
-from autograder.jaxcheck import expectations
-from autograder.pytest_plugin import CheckOutcome, GradingPlugin
 from autograder.student import recorded
-from autograder.submission import JaxprFacts, StudentCodeError, Submission, TraceReport
 
 FORMAT = recorded.FORMAT
 
@@ -89,10 +89,10 @@ class RecordingSubmission(Submission):
         try:
             result = run()
         except StudentCodeError as failure:
-            error = failure.error or {}
-            step["outcome"] = {"error": {"type": str(error.get("type") or failure.error_type or ""),
-                                         "mro": [str(n) for n in error.get("mro", [])],
-                                         "kind": str(error.get("kind", ""))}}
+            error = failure.error
+            step["outcome"] = {"error": {"type": (error.type if error else "") or failure.error_type or "",
+                                         "mro": list(error.mro) if error else [],
+                                         "kind": error.kind.value if error else ""}}
             self._recorder.add(step)
             raise
         finally:
@@ -253,7 +253,7 @@ class RecordingPlugin:
 def record_checks(assignment: str, submission: Submission, seed: int, functions: set[str] | None, *,
                   recorder: Recorder) -> list[CheckOutcome]:
     """runner.run_checks with the recording submission and plugin."""
-    from autograder.runner import PYTEST_OPTIONS, no_plugin_autoload, suite_path
+    from autograder.check.runner import PYTEST_OPTIONS, no_plugin_autoload, suite_path
 
     plugin = GradingPlugin(RecordingSubmission(submission, recorder), seed, functions)
     recording = RecordingPlugin(recorder)
@@ -272,11 +272,13 @@ def record_assignment(assignment: str, config: GradingConfig, solution: Path, se
     """Run `assignment`'s suite on `solution` and return its record (JSON-able) and arrays."""
     import jax
 
-    from autograder.grading import grade_submission
+    from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
 
     recorder = Recorder()
-    result = grade_submission(solution, config, seed=seed, backend="inprocess", assignment=assignment,
-                              run_suite=lambda a, s, sd, f: record_checks(a, s, sd, f, recorder=recorder))
+    result = grade_submission(solution, config,
+                              GradingOptions(seed=seed, sandbox="inprocess", assignment=assignment),
+                              WorkerResources(run_suite=lambda a, s, sd, f: record_checks(a, s, sd, f,
+                                                                                          recorder=recorder)))
     failed = [f"{c.name}: {c.feedback}" for c in result.checks if not c.passed]
     if failed:
         raise RecordingError(f"the solution of {assignment} fails checks with seed {seed}:\n" + "\n".join(failed))

@@ -29,15 +29,16 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from autograder import messages
-from autograder.jaxcheck import compare
-from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_not_unrolled
-from autograder.jaxcheck.hints import hint_for
-from autograder.jaxcheck.retrace_explanations import explain
-from autograder.results import CheckResult
+from autograder.catalog import messages
+from autograder.check import compare
+from autograder.check.expectations import assert_no_host_callbacks, assert_not_unrolled
+from autograder.check.jax_error_hints import hint_for
+from autograder.check.results import CheckResult
+from autograder.check.retrace_explanations import explain
+from autograder.check.submission import JaxprFacts, StudentCodeError, Submission, describe_call
+from autograder.protocol.errors import ErrorKind
 from autograder.student import recorded
 from autograder.student.strings import text
-from autograder.submission import JaxprFacts, StudentCodeError, Submission, describe_call
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -156,16 +157,16 @@ def _expect_error(submission: Submission, function: str, args: tuple, kwargs: di
         submission.call_with(function, args, kwargs, **options)
     except StudentCodeError as failure:
         error = failure.error
-        type_names = [str(n) for n in error.get("mro", [error.get("type", "")])]
-        if error.get("kind") != "raised" or "NotImplementedError" in type_names[:1]:
+        if error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
             raise
-        message = str(error.get("message", ""))
+        type_names = list(error.mro or (error.type,))
+        message = error.message
         first = message.splitlines()[0] if message else ""
         if error_type not in type_names:
-            actual = messages.text("check.raised_instead", error_type=error.get("type"), error=first.rstrip("."))
+            actual = messages.text("check.raised_instead", error_type=error.type, error=first.rstrip("."))
             feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
         elif mentions is not None and mentions not in message:
-            feedback = messages.text("check.error_message", call=call, error_type=error.get("type"),
+            feedback = messages.text("check.error_message", call=call, error_type=error.type,
                                      message=first[:200], needle=mentions)
         else:
             return

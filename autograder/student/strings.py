@@ -1,13 +1,13 @@
 """Student-facing sentences of the student distribution that the main catalog does not have yet.
 
-`text(key, **fields)` takes the sentence from `autograder.messages` (and so
+`text(key, **fields)` takes the sentence from `autograder.catalog.messages` (and so
 from its translations) once the key is there, and from `ENGLISH` below
 until then.
 """
 
 from __future__ import annotations
 
-from autograder import messages
+from autograder.catalog import messages
 
 ENGLISH: dict[str, str] = {
     "student.report_header": "{name} ({assignment}), checked on the public inputs of this release",

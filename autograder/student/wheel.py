@@ -36,12 +36,15 @@ REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "
 
 # Modules of the kit the student package uses as they are (paths under autograder/).
 KIT_MODULES = (
-    "__init__.py", "submission.py", "inprocess.py", "executor.py", "child_harnesses.py", "wire_format.py",
-    "cell_execution.py",
-    "time_limits.py", "submission_source.py", "results.py", "said_once.py", "compilation_cache.py",
-    "jaxcheck/__init__.py", "jaxcheck/compare.py", "jaxcheck/hints.py", "jaxcheck/trace_counting.py",
-    "jaxcheck/exported_program.py", "jaxcheck/jaxpr_walk.py", "jaxcheck/jittability.py", "jaxcheck/expectations.py",
-    "jaxcheck/retrace_explanations.py",
+    "__init__.py", "child/__init__.py", "protocol/__init__.py", "load/__init__.py", "check/__init__.py",
+    "sandbox/__init__.py", "catalog/__init__.py", "catalog/assignment_catalogs.py",
+    "child/executor.py", "child/harnesses.py", "child/cell_execution.py", "child/time_limits.py",
+    "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py",
+    "protocol/wire_format.py", "protocol/errors.py", "protocol/requests.py", "load/submission_source.py",
+    "check/submission.py", "check/results.py", "check/said_once.py", "check/compare.py",
+    "check/jax_error_hints.py", "check/exported_program.py", "check/expectations.py", "check/typed_key.py",
+    "check/retrace_explanations.py",
+    "sandbox/inprocess.py", "sandbox/compilation_cache.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/check_cell.py",
     "student/__init__.py", "student/compat.py", "student/strings.py", "student/recorded.py", "student/replay.py",
     "student/checking.py",
@@ -81,16 +84,16 @@ def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assig
         files[f"autograder/{relative}"] = source.read_bytes()
     for relative, text in GENERATED_MODULES.items():
         files[f"autograder/{relative}"] = text.encode()
-    for catalog in ("messages.py", "hint_ideas.py"):
+    for catalog in ("catalog/messages.py", "catalog/hint_ideas.py"):
         files[f"autograder/{catalog}"] = catalog_without_exercises(
             (package_root / catalog).read_text(encoding="utf-8"), assignments).encode()
-    locale = package_root / "locale"
+    locale = package_root / "catalog" / "locale"
     if locale.is_dir():
         for path in sorted(locale.iterdir()):
             if path.suffix == ".po":
-                files[f"autograder/locale/{path.name}"] = po_without_exercises(path, assignments).encode()
+                files[f"autograder/catalog/locale/{path.name}"] = po_without_exercises(path, assignments).encode()
             elif path.name == "README.md":
-                files[f"autograder/locale/{path.name}"] = path.read_bytes()
+                files[f"autograder/catalog/locale/{path.name}"] = path.read_bytes()
     for path in sorted(data_dir.iterdir()):
         if path.suffix in (".json", ".npz"):
             files[f"autograder/student/data/{path.name}"] = path.read_bytes()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from autograder import messages
-from autograder.jaxcheck.compare import assert_close, assert_equal
-from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_trace_count
-from autograder.jaxcheck.hints import hint_for
-from autograder.submission import StudentCodeError, Submission, describe_call
+from autograder.catalog import messages
+from autograder.check.compare import assert_close, assert_equal
+from autograder.check.expectations import assert_no_host_callbacks, assert_trace_count
+from autograder.check.jax_error_hints import hint_for
+from autograder.check.submission import StudentCodeError, Submission, describe_call
+from autograder.protocol.errors import ErrorKind
 
 
 def expect_output(
@@ -143,16 +144,16 @@ def expect_raises(
         submission.call_with(function, args, kwargs)
     except StudentCodeError as failure:
         error = failure.error
-        type_names = [str(n) for n in error.get("mro", [error.get("type", "")])]
-        if error.get("kind") != "raised" or "NotImplementedError" in type_names[:1]:
+        if error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
             raise
-        message = str(error.get("message", ""))
+        type_names = list(error.mro or (error.type,))
+        message = error.message
         first = message.splitlines()[0] if message else ""
         if error_type not in type_names:
-            actual = messages.text("check.raised_instead", error_type=error.get("type"), error=first.rstrip("."))
+            actual = messages.text("check.raised_instead", error_type=error.type, error=first.rstrip("."))
             feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
         elif mentions is not None and mentions not in message:
-            feedback = messages.text("check.error_message", call=call, error_type=error.get("type"),
+            feedback = messages.text("check.error_message", call=call, error_type=error.type,
                                      message=first[:200], needle=mentions)
         else:
             return

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from autograder import messages
-from autograder.jaxcheck.expectations import assert_not_unrolled
-from autograder.pytest_plugin import graded
+from autograder.catalog import messages
+from autograder.check.expectations import assert_not_unrolled
+from autograder.check.pytest_plugin import graded
 from autograder.suites.expect import expect_jittable, expect_output
 
 F32 = np.float32

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from autograder import messages
-from autograder.jaxcheck.compare import assert_all_finite, assert_close
-from autograder.pytest_plugin import graded
-from autograder.submission import describe_call
+from autograder.catalog import messages
+from autograder.check.compare import assert_all_finite, assert_close
+from autograder.check.pytest_plugin import graded
+from autograder.check.submission import describe_call
 from autograder.suites.expect import expect_jittable, expect_output
 
 F32 = np.float32

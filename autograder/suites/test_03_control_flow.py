@@ -4,11 +4,11 @@ import contextlib
 
 import numpy as np
 
-from autograder import messages
-from autograder.jaxcheck.expectations import assert_not_unrolled, assert_uses_primitive
-from autograder.jaxcheck.hints import hint_key
-from autograder.pytest_plugin import graded
-from autograder.submission import StudentCodeError
+from autograder.catalog import messages
+from autograder.check.expectations import assert_not_unrolled, assert_uses_primitive
+from autograder.check.jax_error_hints import hint_key
+from autograder.check.pytest_plugin import graded
+from autograder.check.submission import StudentCodeError
 from autograder.suites.expect import expect_jittable, expect_output, expect_trace_count
 
 F32 = np.float32
@@ -28,7 +28,7 @@ def _program_for_structure(submission, function, args, static_args, static_argnu
         return expect_jittable(submission, function, args, expected)
     except StudentCodeError as error:
         described = error.error
-        if hint_key(described.get("mro", ()), str(described.get("message", ""))) != "hint.UnhashableStatic":
+        if described is None or hint_key(described.mro, described.message) != "hint.UnhashableStatic":
             raise
         try:
             return expect_jittable(submission, function, static_args, expected, static_argnums=(static_argnum,))

@@ -8,9 +8,10 @@ import contextlib
 
 import numpy as np
 
-from autograder import messages
-from autograder.pytest_plugin import graded
-from autograder.submission import StudentCodeError
+from autograder.catalog import messages
+from autograder.check.pytest_plugin import graded
+from autograder.check.submission import StudentCodeError
+from autograder.protocol.errors import ErrorKind
 from autograder.suites.expect import expect_jitted, expect_output, expect_raises, expect_trace_count
 
 F32 = np.float32
@@ -34,7 +35,7 @@ def _advice(key):
         yield
     except StudentCodeError as failure:
         error = failure.error
-        if error.get("kind") != "raised" or error.get("type") == "NotImplementedError":
+        if error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
             raise
         raise AssertionError(f"{failure}\n{messages.text(key)}") from None
     except AssertionError as failure:

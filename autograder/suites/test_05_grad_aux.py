@@ -16,11 +16,11 @@ real mistake.
 import numpy as np
 import pytest
 
-from autograder import messages
-from autograder.jaxcheck.compare import assert_close, assert_same_shapes, assert_same_structure, describe_structure
-from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_trace_count
-from autograder.pytest_plugin import graded, sizes_for
-from autograder.submission import describe_call
+from autograder.catalog import messages
+from autograder.check.compare import assert_close, assert_same_shapes, assert_same_structure, describe_structure
+from autograder.check.expectations import assert_no_host_callbacks, assert_trace_count
+from autograder.check.pytest_plugin import graded, sizes_for
+from autograder.check.submission import describe_call
 
 F32 = np.float32
 REL = 1e-5  # float32 error allowed, relative to the magnitude of the terms

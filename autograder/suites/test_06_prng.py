@@ -23,10 +23,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from autograder import messages
-from autograder.jaxcheck.compare import assert_close, assert_equal, assert_same_shapes
-from autograder.pytest_plugin import graded, sizes_for
-from autograder.submission import StudentCodeError, TypedKey, describe_call
+from autograder.catalog import messages
+from autograder.check.compare import assert_close, assert_equal, assert_same_shapes
+from autograder.check.pytest_plugin import graded, sizes_for
+from autograder.check.submission import StudentCodeError, TypedKey, describe_call
 
 F32 = np.float32
 WALKS = 1000  # keys in random_walk's vmap check

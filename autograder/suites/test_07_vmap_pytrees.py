@@ -11,7 +11,7 @@ by a function's checks, because every new shape is a new compilation.
 per_example_grads takes a loss function, but only arrays, numbers and
 strings cross into the student's process. So its checks call
 `per_example_grads@with_loss(loss_name, params, xs, ys)`: the kit's harness
-(autograder/child_harnesses.py) passes its loss of that name on to the
+(autograder/child/harnesses.py) passes its loss of that name on to the
 student's per_example_grads. `_PER_EXAMPLE_GRADIENTS` below are the same
 losses' gradients, derived by hand.
 """
@@ -22,18 +22,18 @@ import itertools
 import jax
 import numpy as np
 
-from autograder import messages
-from autograder.jaxcheck.compare import assert_close, assert_same_structure
-from autograder.jaxcheck.expectations import assert_no_host_callbacks, assert_not_unrolled
-from autograder.pytest_plugin import graded, sizes_for
-from autograder.submission import StudentCodeError, describe_call
+from autograder.catalog import messages
+from autograder.check.compare import assert_close, assert_same_structure
+from autograder.check.expectations import assert_no_host_callbacks, assert_not_unrolled
+from autograder.check.pytest_plugin import graded, sizes_for
+from autograder.check.submission import StudentCodeError, describe_call
 from autograder.suites.expect import expect_output
 
 F32 = np.float32
 RTOL, ATOL = 1e-5, 1e-5
 DISTANCE_ATOL = 1e-3
 EQUAL_ROWS = 40  # rows of xs that also appear in ys, in pairwise_distances' equal-rows check
-HARNESS = "per_example_grads@with_loss"  # autograder/child_harnesses.py
+HARNESS = "per_example_grads@with_loss"  # autograder/child/harnesses.py
 # Batch sizes of the program-size checks: larger than every other dimension (at most 9), so
 # that no shape-derived constant of a correct program coincides with another one at one size
 # only (XLA keeps one copy of equal constants, and the operation count would differ by one).

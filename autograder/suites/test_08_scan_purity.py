@@ -13,24 +13,24 @@ Two checks of running_stats_update need calls that a request cannot express
 passed twice, and the function as the body of a `lax.scan`. The kit's
 harnesses make them next to the student's code
 (`running_stats_update@twice`, `running_stats_update@as_scan_body`; see
-autograder/child_harnesses.py), and the values they return are compared here.
+autograder/child/harnesses.py), and the values they return are compared here.
 """
 
 import contextlib
 
 import numpy as np
 
-from autograder import messages
-from autograder.jaxcheck.compare import assert_close, assert_equal, assert_same_structure
-from autograder.jaxcheck.expectations import (
+from autograder.catalog import messages
+from autograder.check.compare import assert_close, assert_equal, assert_same_structure
+from autograder.check.expectations import (
     assert_no_host_callbacks,
     assert_not_unrolled,
     assert_trace_count,
     assert_uses_primitive,
 )
-from autograder.jaxcheck.hints import hint_key
-from autograder.pytest_plugin import graded, sizes_for
-from autograder.submission import StudentCodeError, describe_call
+from autograder.check.jax_error_hints import hint_key
+from autograder.check.pytest_plugin import graded, sizes_for
+from autograder.check.submission import StudentCodeError, describe_call
 from autograder.suites.expect import expect_output
 
 F32 = np.float32
@@ -55,7 +55,7 @@ def _carry_detail(error):
     The feedback quotes only the first line of an error, which for this one says just that the
     types differ; the line that says which component, and how, is the one to fix it by.
     """
-    message = str(error.error.get("message", ""))
+    message = error.error.message if error.error else ""
     if "carry input and carry output" not in message:
         return ""
     details = [line.strip() for line in message.splitlines() if line.strip().startswith("The input carry")]
@@ -206,7 +206,7 @@ def _ema_program(submission, xs, decay):
     try:
         return _jitted_program(submission, "ema", (xs, decay), _ema(xs, decay), hint=_fix("ema", "values"))
     except StudentCodeError as error:
-        if hint_key(error.error.get("mro", ()), str(error.error.get("message", ""))) not in _NEEDS_CONCRETE:
+        if error.error is None or hint_key(error.error.mro, error.error.message) not in _NEEDS_CONCRETE:
             raise
         try:
             return _jitted_program(submission, "ema", (xs, float(decay)), _ema(xs, decay),

@@ -26,7 +26,8 @@ def sum_of_positive_numbers(x):
 # by one that exports a constant: the function's plain value on the inputs of the
 # request, which the parent runs on those same inputs.
 
-import autograder.executor as executor
+import autograder.child.executor as executor
+import autograder.protocol.requests as requests
 
 
 def forged_export(self, request, arrays):
@@ -34,8 +35,8 @@ def forged_export(self, request, arrays):
     fn = self._function(request)
     args, kwargs = self._arguments(request, arrays)
     value = np.asarray(fn(*args, **kwargs))  # runs as plain Python: boolean indexing is fine here
-    static_argnums = tuple(request.get("static_argnums", ()))
-    static_argnames = tuple(request.get("static_argnames", ()))
+    static_argnums = request.static_argnums
+    static_argnames = request.static_argnames
     abstract_args = [a if i in static_argnums else executor._abstract(a) for i, a in enumerate(args)]
     abstract_kwargs = {k: v if k in static_argnames else executor._abstract(v) for k, v in kwargs.items()}
     constant = jax.jit(lambda *a, **k: jnp.asarray(value), static_argnums=static_argnums,
@@ -46,8 +47,8 @@ def forged_export(self, request, arrays):
 import gc
 
 for obj in gc.get_objects():
-    if type(obj).__name__ == "Snapshot" and type(obj).__module__ == "autograder.sandbox.tamper":
-        obj.members[("autograder.executor", "Executor", "_export")] = forged_export
-        obj.members[("autograder.executor", "_HANDLERS", "export")] = forged_export
+    if type(obj).__name__ == "Snapshot" and type(obj).__module__ == "autograder.child.tamper":
+        obj.members[("autograder.child.executor", "Executor", "_export")] = forged_export
+        obj.members[("autograder.child.executor", "_HANDLERS", requests.Export)] = forged_export
 executor.Executor._export = forged_export
-executor._HANDLERS["export"] = forged_export
+executor._HANDLERS[requests.Export] = forged_export

@@ -1,0 +1,1 @@
+"""Student-facing sentences and hints, in English and in every translation."""

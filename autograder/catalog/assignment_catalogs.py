@@ -1,0 +1,38 @@
+"""Each assignment's own sentences, kept beside its suite as `suites/messages_<assignment>.py`.
+
+Adding an assignment adds its catalog there and edits no shared file but the
+translations. A catalog module defines ENGLISH (its sentences, and the
+recipe level of its hints), IDEAS and APIS (the first two hint levels).
+They are found by name, not imported by a statement, so the sandbox child
+(whose view holds only the modules it imports) and the student package
+(which ships no suites) never hold the suites' advice, which may quote
+reference code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+PACKAGE = "autograder.suites"
+PREFIX = "messages_"
+
+
+def found() -> list[ModuleType]:
+    """The catalog modules beside the suites, in name order; none where the suites are absent."""
+    try:
+        suites = importlib.import_module(PACKAGE)
+    except ImportError:
+        return []
+    names = sorted(info.name for info in pkgutil.iter_modules(suites.__path__) if info.name.startswith(PREFIX))
+    return [importlib.import_module(f"{PACKAGE}.{name}") for name in names]
+
+
+def merge(into: dict, entries: dict, source: str) -> None:
+    """Add `entries` to a shared catalog; a key defined twice is an error naming both places."""
+    clashes = sorted(set(into) & set(entries))
+    if clashes:
+        raise ValueError(f"{source} defines {clashes[:3]}, which another catalog already defines; "
+                         "keys are unique: prefix each with its assignment's name")
+    into.update(entries)

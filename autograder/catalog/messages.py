@@ -1,0 +1,308 @@
+"""Every student-facing string of the kit, in one catalog so it can be translated.
+
+Code never builds feedback sentences itself: it calls `text(key, **fields)`.
+Translations live in gettext PO files, `locale/<language>.po` (msgctxt: the
+key, msgid: the English sentence, msgstr: the translation; see
+locale/README.md), which translators edit with their usual tools. The
+language is `--lang` (`choose`), else $AUTOGRADER_LANG, else the notebook's
+own metadata (`using`), else English; a sentence not yet translated is
+English.
+
+A hint (a key of `hint_ideas.IDEAS`) is shown at a level, `hint_level()`:
+the JAX idea, the idea and the API to read about, or the worked recipe.
+grading.toml's `[feedback]` sets the level for `check` and for grading.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import sys
+from pathlib import Path
+
+from autograder.catalog import assignment_catalogs, hint_ideas
+
+ENGLISH: dict[str, str] = {
+    # --- Loading a submission -------------------------------------------------
+    "load.file_missing": "Submission {path} does not exist. Check the path, or hand in the notebook file itself.",
+    "load.not_json": "{path} is not a valid notebook: its JSON cannot be read ({error}). Re-download the notebook or restore it from a checkpoint; do not edit .ipynb files in a text editor.",
+    "load.invalid_notebook": "{path} is not a valid nbformat 4 notebook ({error}). Re-download the notebook or restore it from a checkpoint.",
+    "load.bad_suffix": "{path} is neither a notebook (.ipynb) nor a Python file (.py). Hand in the .ipynb file.",
+    "load.not_utf8": "{path} is not UTF-8 text. Save it as UTF-8.",
+    "load.unknown_assignment": "Cannot tell which assignment {path} is. Keep the notebook's file name (e.g. 01_immutable_updates.ipynb), or pass --assignment NAME. Known assignments: {known}.",
+    "load.magic_skipped": "Cell {cell}: skipped IPython-only line `{line}` (magics and shell commands do not run in grading).",
+    "load.cell_unreadable": "Cell {cell} could not be read ({reason}); nothing in it was run, so the functions it defines are missing. Retype that cell's code in a new cell.",
+    "load.cell_magic_skipped": "Cell {cell}: the cell magic `%%{magic}` does not run in grading; the whole cell was skipped. Keep graded code out of cells that start with a cell magic.",
+    "load.cell_magic_body_run": "Cell {cell}: ran the cell's code without its first line, `%%{magic}`, which does not run in grading.",
+    "load.check_cell_skipped": "Cell {cell}: check cell skipped (the grader runs its own checks).",
+    "load.syntax_error": "Cell {cell} has a syntax error at line {line}: {error}. Nothing in that cell was defined; fix the syntax and run the cell again.",
+    "load.cell_raised": "Cell {cell} raised {error_type}: {error}. The rest of that cell did not run; the grader went on with the next cells.",
+    "load.demos_skipped": "Cells {cells} were not run: they are the notebook's examples, unchanged, and nothing graded uses them.",
+    "load.cell_not_implemented": "Cell {cell} is not implemented yet (it still raises NotImplementedError).",
+    "load.timeout": "The notebook's top-level code did not finish within {seconds:g} s (an infinite loop or a long computation outside a function?). No function could be graded. Move long work into functions and remove endless loops.",
+    "load.exited": "The notebook's top-level code ended the process ({detail}). Remove calls such as sys.exit() or os._exit() from your notebook.",
+    "load.tampered": "The notebook's top-level code changed the grading environment ({change}); the change was undone before grading.",
+    "load.last_output": "Last output before it ended:\n{output}",
+    "load.child_failed": "The grader could not run the notebook ({detail}).",
+    "load.assignment_mismatch": "Graded as {assignment} ({chosen_by} says so), but {evidence}. If this is the wrong notebook, hand in the notebook of {assignment}; instructors can choose with --assignment.",
+    "load.source_says": "{source} says {assignment}",
+    "load.source_option": "--assignment",
+    "load.source_metadata": "the notebook's metadata",
+    "load.source_file_name": "the file name",
+    "load.sandbox_failed": "The grader could not start a sandbox for this submission ({detail}). This is not a problem with the notebook: ask your instructor to grade it again.",
+    # --- autograder grade's terminal ------------------------------------------
+    "batch.progress_label": "Grading",
+    "batch.status": "{done} of {total} graded, {rate:.1f} per minute, about {remaining:.0f} s left",
+    "batch.finished_line": "{name}: {score:g} / {max_score:g}",
+    "batch.nothing_graded": "No submissions found: name .ipynb or .py files, or folders that hold them.",
+    "batch.summary": "Graded {count} submission(s) with seed {seed}; results in {out}/ (grades.csv, <name>/results.json). Mean {mean:.0f}%, median {median:.0f}%, {full} with full marks.",
+    "batch.resume_reused": "--resume: reused {count} finished result(s) of the same student, file content and grading settings.",
+    "batch.resume_regraded": "--resume: regrading {name}: {reason}.",
+    "batch.resume_reason.no_result": "no finished result yet",
+    "batch.resume_reason.other_student": "its result belongs to {recorded}",
+    "batch.resume_reason.content_changed": "the file changed since it was graded",
+    "batch.resume_reason.settings_changed": "the grading settings changed ({what})",
+    # --- Calling student functions -------------------------------------------
+    "call.missing_function": "`{function}` is not defined. Define a function named exactly `{function}` (names are case-sensitive), and make sure its cell runs without errors.",
+    "call.did_you_mean": "Did you mean `{similar}`? Rename it to `{function}`.",
+    "call.missing_not_implemented": "`{function}` is not defined because its cell still raises NotImplementedError: it is not implemented yet.",
+    "call.not_callable": "`{function}` is of type {type_name}, not a function. Define it with `def {function}(...)`.",
+    "call.not_implemented": "`{function}` is not implemented yet: replace `raise NotImplementedError()` with your code.",
+    "call.raised": "{call} raised {error_type}: {error}",
+    "call.timeout": "{call} did not finish within {seconds:g} s (an infinite loop?). The check was stopped.",
+    "call.exited": "{call} ended the grading process ({detail}). Do not call sys.exit(), os._exit() or raise SystemExit/KeyboardInterrupt in graded code.",
+    "call.budget_exhausted": "The submission used up its total time limit of {seconds:g} s; the remaining checks were not run.",
+    "call.bad_output": "{call} returned {detail}. Return JAX arrays (or the structure the exercise states).",
+    "call.hint": "Hint: {hint}",
+    "call.said_above": "(See above: what this function's first failed check says applies here too.)",
+    "call.location": "(in `{function}`, line {line} of its cell)",
+    "call.location_top_level": "(line {line} of the cell)",
+    "hint.read_about": "Read about: {apis}.",
+    "call.tampered": "{call} changed the grading environment while it ran ({changes}). The result of this check cannot be trusted and scores 0. Graded code must not change jax.config, replace JAX or NumPy functions, or patch the grader.",
+    # --- Hints for JAX errors: the JAX idea that fixes each ---------------------
+    "hint.TracerBoolConversionError": "a Python `if`, `while`, `and`/`or` or `bool()` was applied to a traced value. Inside jit, values are abstract. Use `jnp.where` for elementwise choices, `lax.cond` to choose between two computations, `lax.while_loop` for data-dependent loops, or make the argument static.",
+    "hint.ConcretizationTypeError": "a concrete Python value was needed from a traced value (for example `range(n)`, a shape, or `int(x)`). Use `lax.fori_loop` / `lax.while_loop` for loops with traced bounds, `jnp.where` instead of branching, or mark the argument static with `static_argnums` if it really is a compile-time constant.",
+    "hint.TracerIntegerConversionError": "a traced value was used where Python needs an int (`range(n)`, indexing a list, a shape). Make that argument static with `static_argnums`/`static_argnames`, or use `lax.fori_loop` when the count may be traced.",
+    "hint.NonConcreteBooleanIndexError": "boolean-mask indexing like `x[x > 0]` has a data-dependent shape, which jit cannot compile. Keep the shape fixed: use `jnp.where(mask, x, 0)` and reduce that instead.",
+    "hint.TracerArrayConversionError": "a traced value was converted to a NumPy array (`np.array(x)`, `np.asarray`, or a NumPy function). Stay in `jax.numpy` inside the function; for updates use `x.at[idx].set(value)`.",
+    "hint.ImmutableArray": "JAX arrays are immutable: `x[i] = v` is not allowed. Build a new array with `x = x.at[i].set(v)` (or `.add`, `.multiply`...).",
+    "hint.KeyReuseError": "a PRNG key was used more than once. Every random draw needs a fresh key: split first (`key_a, key_b = jax.random.split(key)`) and use each subkey exactly once; never reuse the parent key after splitting it.",
+    "hint.UnexpectedTracerError": "a traced value escaped its transformation (stored in a global, a list or an attribute during jit). Return values from the function instead of saving them outside it.",
+    "hint.UnhashableStatic": "a static argument must be hashable (an int, a str, a tuple). Arrays are not: mark only the Python-valued arguments static, and let arrays be traced.",
+    "hint.IncompatibleShapes": "two arrays whose shapes do not broadcast were combined (trailing axes must be equal or 1). If one of them is a reduction such as `x.sum(axis=...)`, pass `keepdims=True` so the reduced axis stays with size 1 and broadcasts against `x`.",
+    "hint.NonArrayArgument": "a value that is not an array (a string, a function, None...) was passed to a jitted function as a traced argument. Mark that argument static with `static_argnames` (or `static_argnums`) in `jax.jit`, so JAX uses its Python value while tracing.",
+    "hint.ScalarOutputGrad": "`jax.grad` differentiates a function that returns one scalar. If your function returns a pair `(loss, aux)`, pass `has_aux=True`: `jax.grad(f, has_aux=True)` returns `(grads, aux)` and `jax.value_and_grad(f, has_aux=True)` returns `((loss, aux), grads)`. If it returns an array, reduce it to a scalar first (e.g. `jnp.mean`).",
+    "hint.NotImplementedError": "this function is not implemented yet.",
+    "hint.RemovedTreeMap": "`jax.tree_map` was removed from JAX (older tutorials still use it). Use `jax.tree.map` (or `jax.tree_util.tree_map`).",
+    "hint.RemovedIndexUpdate": "`jax.ops.index_update` and its relatives were removed from JAX (older tutorials still use them). JAX arrays are updated functionally with `x.at[...]`: read about `.at[...].set`, `.add`, `.multiply`.",
+    "hint.RemovedHostCallback": "`jax.experimental.host_callback` was removed from JAX. Graded functions should not call back into Python at all; for printing while debugging, read about `jax.debug.print`.",
+    "hint.RawAndTypedKeys": "a raw `uint32` key (from `jax.random.PRNGKey`, the older API) was mixed with typed keys. This exercise passes typed keys made by `jax.random.key(seed)`: split the key you are given with `jax.random.split` instead of making new ones.",
+    "hint.VmapInAxes": "`jax.vmap` maps axis 0 of every argument, and of every leaf of a pytree argument, unless `in_axes` says otherwise: all of them need that axis, with the same batch size. Give None in `in_axes` for an argument that every example shares, such as the parameters: `jax.vmap(f, in_axes=(None, 0))(params, xs)`. None covers a whole pytree of any structure; an `in_axes` entry written as a dict or list must have exactly its argument's structure.",
+    "hint.CarryType": "the carry of a loop (`lax.scan`, `lax.fori_loop`, `lax.while_loop`) must keep its type: the body must return a carry with exactly the structure, shapes and dtypes of the initial carry. Start from a value of the data's type, e.g. `jnp.zeros((), x.dtype)` or `xs[0]`, not `jnp.int32(0)` for float data, and return the same dict keys or tuple layout that you started with.",
+    # --- Check outcomes -----------------------------------------------------
+    "check.wrong_type": "{call} returned a value of type {actual}, expected {expected}.",
+    "check.wrong_shape": "{call} returned shape {actual}, expected {expected}.",
+    "check.wrong_dtype": "{call} returned dtype {actual}, expected {expected}.",
+    "check.wrong_values": "{call} returned wrong values: {count} of {size} entries differ (largest difference {max_diff:.3g}, tolerance rtol={rtol:g}, atol={atol:g}). First difference at index {index}: got {got}, expected {expected}.",
+    "check.values_excerpt": "Entries {span} (* marks those that differ):\n  got:      {got}\n  expected: {expected}",
+    "check.not_finite": "{call} returned {count} non-finite values (NaN or inf), expected all finite.",
+    "check.wrong_structure": "{call} returned the structure {actual}, expected {expected}.",
+    "check.not_jittable": "{call} cannot be traced by jax.jit with {static}: {error_type}: {error}",
+    "check.program_refused": "{call} under jax.jit cannot be graded: {reason}. Write the function with jax.numpy and lax only, with no callbacks into Python.",
+    "check.static_none": "no static arguments",
+    "check.static_some": "static {names}",
+    "check.trace_count": "{call_sequence}: traced {actual} time(s), expected {expected}.",
+    # JAX's cache-miss explanations, rewritten (jaxcheck/retrace_explanations.py).
+    "retrace.header": "Why JAX traced again:",
+    "retrace.position": "argument {position}",
+    "retrace.named": "argument `{name}`",
+    "retrace.at_line": " (line {line} of its cell)",
+    "retrace.new_function": "`{name}`{where} is a new function object at every call. JAX keeps compiled programs per function object, so a function created again (a new `jax.jit(...)`, or a function defined inside another) is traced again. Create it once, at the top level.",
+    "retrace.static_value": "{argument} is static and changed ({changes}): every new value of a static argument is a new trace and compile. Make an argument static only if it takes few values.",
+    "retrace.input_type": "{argument} changed its shape or dtype ({changes}): a traced argument is traced again when its shape or dtype changes, never when only its values do.",
+    "retrace.keywords": "{names} was passed in some calls and not in others (or once by name and once by position): each way of passing the arguments has its own cache entry.",
+    "retrace.context": "JAX's configuration changed between the calls (a config option or a context manager).",
+    "check.primitive_missing": "{function} must use {construct}, but its jaxpr contains no `{primitives}`. {why}",
+    "check.host_callback": "{function} calls back into Python from compiled code ({primitives}: jax.pure_callback, io_callback or jax.debug.callback/print). That escapes the trace instead of expressing the computation in JAX. Write it with jax.numpy and lax, and remove debug callbacks from graded functions.",
+    "check.unrolled": "{function}'s jaxpr grows with the input size ({small} equations for n={n_small}, {large} for n={n_large}): a Python loop is being unrolled at trace time. {fix}",
+    "check.not_jitted": "`{function}` is a plain {type_name}, not a jitted function. Decorate it with `@jax.jit` (or `@partial(jax.jit, ...)`) as the exercise asks.",
+    "check.expected_error": "{call} should raise {expected}, but {actual}.",
+    "check.returned_instead": "it returned normally",
+    "check.raised_instead": "it raised {error_type}: {error}",
+    "check.error_message": "{call} raised {error_type}, but its message {message!r} does not mention {needle!r}.",
+    # Exercise-specific feedback, keys "<assignment>.<function>.<what>", is in each
+    # assignment's own catalog beside its suite (suites/messages_<assignment>.py).
+    # --- nbgrader autograde (autograder/integrations/nbgrader_preprocessors.py) -------------
+    "nbgrader.kernel_died": "The kernel died while this cell was running (the process was killed or exited: a crash, os._exit(), or running out of memory). This cell and every cell after it score 0.",
+    "nbgrader.kernel_stuck": "This cell did not finish within the time limit and kept running when it was interrupted (does it catch KeyboardInterrupt?). This cell and every cell after it score 0.",
+    "nbgrader.sandbox_failed": "The sandboxed grader could not grade this notebook ({detail}), so this check scores 0 for now. This is not a problem with your notebook: course staff will grade it again.",
+    "nbgrader.no_checks": "The sandboxed grader has no checks for `{function}`; this check cell scores 0. Course staff: check grading.toml and the notebook's check cells.",
+    "nbgrader.not_run": "Not run: grading stopped at an earlier cell (see its error), so this cell scores 0.",
+    "notebook.missing_function": "If its cell still says `raise NotImplementedError()`, it is not implemented yet; otherwise run that cell, and the cells above it, without errors.",
+    # --- The student package (autograder/student/) ---------------------------
+    "student.report_header": "{name} ({assignment}), checked on the public inputs of this release",
+    "student.unknown_function": "No check for a function named `{function}` in this package. Known functions: {known}.",
+    "student.construct_missing": "{call}: the traced program contains no `{primitives}`, but this exercise asks for {construct}.",
+    "student.install_failed": "The checks of this notebook are not installed. Run `pip install {address}` (in a notebook cell: `%pip install {address}`), then restart the kernel and run this cell again.",
+    "student.install_comment": "Installs the checks of this notebook (the `autograder` package) when they are missing, e.g. on Colab.",
+    "student.data_missing": "The checks of {assignment} could not be read ({detail}). Reinstall the package.",
+    # --- Reports ------------------------------------------------------------
+    "report.header": "{name} ({assignment}), hidden-input seed {seed}",
+    "report.total": "Total: {score:g} / {max_score:g}",
+    "report.passed": "passed",
+    "report.failed": "failed",
+    "report.all_passed": "All checks passed.",
+    "report.notes": "Notes:",
+    "report.grader_crashed": "Grading did not finish for this submission ({detail}); it scores 0. Ask course staff to look at it.",
+    "report.internal_error": "Internal grader error in this check ({error_type}: {error}). This is not your fault; report it to course staff.",
+}
+
+LOCALE = Path(__file__).resolve().parent / "locale"
+LANGUAGES = ("en", "ko")  # English, and each locale/<language>.po
+LANGUAGE_VARIABLE = "AUTOGRADER_LANG"
+
+_chosen: contextvars.ContextVar[str | None] = contextvars.ContextVar("autograder_language", default=None)
+_loaded: dict[str, dict[str, str]] = {"en": ENGLISH}
+_warned: set[str] = set()
+
+
+def language() -> str:
+    """The language of feedback now: `using(...)` or `choose(...)`, else $AUTOGRADER_LANG, else English."""
+    return _chosen.get() or normalize(os.environ.get(LANGUAGE_VARIABLE)) or "en"
+
+
+def normalize(name: str | None) -> str | None:
+    """"ko", "ko_KR.UTF-8", "KO" -> "ko"; a language without a catalog -> None (English, said once)."""
+    if not name or not name.strip():
+        return None
+    short = name.strip().split(".")[0].split("_")[0].split("-")[0].lower()
+    if short in LANGUAGES:
+        return short
+    if short not in _warned:
+        _warned.add(short)
+        print(f"autograder: no feedback in language {name!r}; using English (available: {', '.join(LANGUAGES)}).",
+              file=sys.stderr)
+    return None
+
+
+def choose(name: str | None) -> None:
+    """Make `name` the language of this process's feedback (the command line's --lang)."""
+    _chosen.set(normalize(name))
+
+
+@contextlib.contextmanager
+def using(name: str | None):
+    """Feedback in `name` inside the block (a notebook's own language); None keeps the current one."""
+    chosen = normalize(name)
+    if chosen is None or _chosen.get() is not None or normalize(os.environ.get(LANGUAGE_VARIABLE)):
+        yield  # an explicit --lang or $AUTOGRADER_LANG wins over the notebook's metadata
+        return
+    token = _chosen.set(chosen)
+    try:
+        yield
+    finally:
+        _chosen.reset(token)
+
+
+def catalog(name: str) -> dict[str, str]:
+    """key -> template in language `name`: its PO file's translations of the current English sentences."""
+    if name not in _loaded:
+        _loaded[name] = _read_po(LOCALE / f"{name}.po")
+    return _loaded[name]
+
+
+def _read_po(path: Path) -> dict[str, str]:
+    """Entries keyed by msgctxt; a translation of an older English sentence (msgid changed) or a fuzzy one is not used."""
+    import polib
+
+    try:
+        entries = polib.pofile(str(path))
+    except (OSError, ValueError):
+        return {}
+    return {entry.msgctxt: entry.msgstr for entry in entries
+            if entry.msgctxt in ENGLISH and entry.msgid == ENGLISH[entry.msgctxt] and entry.msgstr
+            and "fuzzy" not in entry.flags}
+
+
+def text(key: str, **fields: object) -> str:
+    """The student-facing sentence `key` in the current language, with `fields` filled in.
+
+    A hint is shown at the current `hint_level()`.
+    """
+    if key in hint_ideas.IDEAS:
+        return _hint(key, fields)
+    return _template(key).format(**fields)
+
+
+def _template(key: str) -> str:
+    return catalog(language()).get(key) or ENGLISH[key]
+
+
+def _hint(key: str, fields: dict[str, object]) -> str:
+    level = hint_level()
+    said = _template(key if level == "recipe" else f"{key}.idea").format(**fields)
+    apis = hint_ideas.APIS.get(key, ())
+    if level == "idea" or not apis:
+        return said
+    return f"{said} {_template('hint.read_about').format(apis=', '.join(f'`{api}`' for api in apis))}"
+
+
+HINT_LEVELS = ("idea", "api", "recipe")  # how much a hint gives away, least first
+DEFAULT_HINT_LEVEL = "api"  # never a line of a reference solution
+HINT_LEVEL_VARIABLE = "AUTOGRADER_HINTS"
+_hint_level: contextvars.ContextVar[str | None] = contextvars.ContextVar("autograder_hint_level", default=None)
+
+
+def hint_level() -> str:
+    """How much a hint shows now: $AUTOGRADER_HINTS, else `hints_at(...)`, else "api"."""
+    return hint_level_override() or _hint_level.get() or DEFAULT_HINT_LEVEL
+
+
+def hint_level_override() -> str | None:
+    """$AUTOGRADER_HINTS if it names a level (set by --hints), else None."""
+    value = os.environ.get(HINT_LEVEL_VARIABLE, "").strip().lower()
+    if value in HINT_LEVELS:
+        return value
+    if value and value not in _warned:
+        _warned.add(value)
+        print(f"autograder: ${HINT_LEVEL_VARIABLE}={value!r} is not a hint level ({', '.join(HINT_LEVELS)}); "
+              f"using the configured one.", file=sys.stderr)
+    return None
+
+
+def check_hint_level(level: str, *, where: str) -> str:
+    """`level` if it is one of HINT_LEVELS, else a ValueError that names `where` it was set."""
+    if level not in HINT_LEVELS:
+        raise ValueError(f"{where}: the hint level must be one of {', '.join(HINT_LEVELS)}, got {level!r}.")
+    return level
+
+
+@contextlib.contextmanager
+def hints_at(level: str | None):
+    """Hints at `level` inside the block; None keeps the current level.
+
+    $AUTOGRADER_HINTS wins over the level given here, as $AUTOGRADER_LANG does
+    over a notebook's language: it is the instructor's override for one run.
+    """
+    if level is None:
+        yield
+        return
+    token = _hint_level.set(check_hint_level(level, where="hint level"))
+    try:
+        yield
+    finally:
+        _hint_level.reset(token)
+
+
+def has(key: str) -> bool:
+    """Whether the catalog has a sentence for `key`."""
+    return key in ENGLISH
+
+
+# Each assignment's own sentences (hint_ideas merged their ideas and APIs the same way).
+for _catalog in assignment_catalogs.found():
+    assignment_catalogs.merge(ENGLISH, _catalog.ENGLISH, _catalog.__name__)
+
+# The first level of every hint: its idea (hint_ideas.py), translated like any sentence.
+ENGLISH.update({f"{key}.idea": idea for key, idea in hint_ideas.IDEAS.items()})

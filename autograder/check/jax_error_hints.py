@@ -1,0 +1,66 @@
+"""From a JAX exception to the hint that names the fix.
+
+Works on a description of the error (its class name, the names of its base
+classes and its message) so the parent can choose the hint for an error
+raised in the sandbox child without receiving the exception object.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from autograder.catalog import messages
+
+# Most specific first: an error's own class is looked up before its bases.
+_BY_TYPE = (
+    "KeyReuseError",
+    "NonConcreteBooleanIndexError",
+    "TracerBoolConversionError",
+    "TracerIntegerConversionError",
+    "TracerArrayConversionError",
+    "UnexpectedTracerError",
+    "ConcretizationTypeError",
+    "NotImplementedError",
+)
+
+# Errors whose class is too generic (TypeError, ValueError): matched by message.
+_BY_MESSAGE = (
+    ("JAX arrays are immutable", "ImmutableArray"),
+    ("does not support item assignment", "ImmutableArray"),
+    ("Non-hashable static arguments", "UnhashableStatic"),
+    ("Gradient only defined for scalar-output functions", "ScalarOutputGrad"),
+    ("as an abstract array", "NonArrayArgument"),
+    ("Incompatible shapes for broadcasting", "IncompatibleShapes"),
+    # A Python `if` on a whole array fails even without jit.
+    ("truth value of an array with more than one element is ambiguous", "TracerBoolConversionError"),
+    # jax.vmap mapping an argument it should share (in_axes 0 where None is meant).
+    ("vmap got inconsistent sizes for array axes to be mapped", "VmapInAxes"),
+    ("which implies that its rank should be at least 1", "VmapInAxes"),
+    ("vmap in_axes specification must be a tree prefix", "VmapInAxes"),
+    # lax.scan / fori_loop / while_loop: the body returned a carry of another type or structure.
+    ("carry input and carry output must have", "CarryType"),
+    # APIs that JAX removed but that older tutorials still use.
+    ("module 'jax' has no attribute 'tree_map'", "RemovedTreeMap"),
+    ("module 'jax' has no attribute 'tree_multimap'", "RemovedTreeMap"),
+    ("module 'jax.ops' has no attribute 'index_", "RemovedIndexUpdate"),
+    ("module 'jax.experimental' has no attribute 'host_callback'", "RemovedHostCallback"),
+    # A raw uint32 key from jax.random.PRNGKey mixed with the typed keys the exercise passes.
+    ("is not a valid dtype for JAX type promotion", "RawAndTypedKeys"),
+)
+
+
+def hint_key(type_names: Sequence[str], message: str) -> str | None:
+    """The catalog key of the hint for an error, or None if there is none."""
+    for name in type_names:
+        if name in _BY_TYPE:
+            return f"hint.{name}"
+    for needle, key in _BY_MESSAGE:
+        if needle in message:
+            return f"hint.{key}"
+    return None
+
+
+def hint_for(type_names: Sequence[str], message: str) -> str | None:
+    """The hint sentence for an error, or None."""
+    key = hint_key(type_names, message)
+    return messages.text(key) if key else None

@@ -1,0 +1,133 @@
+"""The pytest plugin that binds an assignment's suite to one submission.
+
+It provides the `submission`, `rng` and `sizes` fixtures, keeps only the checks of
+the requested functions, and records each check's outcome with the feedback
+a student should read (not a traceback).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import zlib
+
+import numpy as np
+import pytest
+
+from autograder.catalog import messages
+from autograder.check.submission import Submission
+
+# Hidden sizes come from one of this many generators per check, chosen by the seed: values
+# are new with every seed, shapes repeat, so a new seed reuses the programs JAX compiled
+# for an earlier one (JAX compiles per shape and dtype, never per value). A student's
+# `check` uses one of them only (`one_shape_set`): every check after the first is fast.
+SHAPE_SETS = 3
+_shape_sets: contextvars.ContextVar[int] = contextvars.ContextVar("autograder_shape_sets", default=SHAPE_SETS)
+
+
+def sizes_for(seed: int, name: str) -> np.random.Generator:
+    """The generator of the sizes named `name` under `seed`: one of SHAPE_SETS, hidden like the seed."""
+    return np.random.default_rng([seed % _shape_sets.get(), zlib.crc32(f"{name}.sizes".encode())])
+
+
+@contextlib.contextmanager
+def one_shape_set():
+    """Inside the block, sizes come from one set whatever the seed (a student's checks; values stay random)."""
+    token = _shape_sets.set(1)
+    try:
+        yield
+    finally:
+        _shape_sets.reset(token)
+
+
+def graded(function: str, prop: str):
+    """Mark a test as the check of `prop` for the student's `function`."""
+    return pytest.mark.graded(function=function, prop=prop)
+
+
+@dataclasses.dataclass
+class CheckOutcome:
+    function: str
+    prop: str
+    passed: bool
+    feedback: str
+
+
+class GradingPlugin:
+    def __init__(self, submission: Submission | None, seed: int, functions: set[str] | None = None):
+        self._submission = submission
+        self._seed = seed
+        self._functions = functions
+        self.outcomes: dict[str, CheckOutcome] = {}
+        self._marks: dict[str, tuple[str, str]] = {}
+
+    def begin(self, submission: Submission, seed: int) -> None:
+        """Grade `submission` next (a session that serves many, see suite_session)."""
+        self._submission, self._seed = submission, seed
+        self.outcomes = {}
+
+    def selects(self, item, functions: set[str] | None) -> bool:
+        """Whether `item` checks one of `functions` (None: all of them)."""
+        function_prop = self._marks.get(item.nodeid)
+        return function_prop is not None and (functions is None or function_prop[0] in functions)
+
+    @pytest.fixture(scope="session")
+    def submission(self) -> Submission:
+        if self._submission is None:
+            raise RuntimeError("no submission to grade: begin() was not called")
+        return self._submission
+
+    @pytest.fixture
+    def rng(self, request) -> np.random.Generator:
+        """Hidden inputs: a generator seeded by the run's seed and the test's name."""
+        return np.random.default_rng([self._seed, zlib.crc32(request.node.name.encode())])
+
+    @pytest.fixture
+    def sizes(self, request) -> np.random.Generator:
+        """Hidden shapes and other compile-time sizes: from a small fixed set (see SHAPE_SETS).
+
+        Every check of one function starts from the same generator, so their
+        first draws agree and the checks share shapes (and compiled programs).
+        """
+        return sizes_for(self._seed, request.node.get_closest_marker("graded").kwargs["function"])
+
+    @pytest.fixture
+    def seed(self) -> int:
+        return self._seed
+
+    def pytest_configure(self, config) -> None:
+        config.addinivalue_line("markers", "graded(function, prop): the graded property a test checks")
+
+    def pytest_collection_modifyitems(self, config, items) -> None:
+        kept = []
+        for item in items:
+            mark = item.get_closest_marker("graded")
+            if mark is None:
+                raise pytest.UsageError(f"{item.nodeid} has no @graded(function, prop) marker")
+            function, prop = mark.kwargs["function"], mark.kwargs["prop"]
+            if self._functions is None or function in self._functions:
+                self._marks[item.nodeid] = (function, prop)
+                kept.append(item)
+        items[:] = kept
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        function_prop = self._marks.get(item.nodeid)
+        if function_prop is not None and (report.when == "call" or report.failed):
+            self._record(item.nodeid, function_prop, report.passed, call.excinfo)
+        return report
+
+    def _record(self, nodeid: str, function_prop: tuple[str, str], passed: bool, excinfo) -> None:
+        if nodeid in self.outcomes and not self.outcomes[nodeid].passed:
+            return  # keep the first failure (setup before teardown)
+        feedback = ""
+        if not passed and excinfo is not None:
+            error = excinfo.value
+            if isinstance(error, AssertionError):
+                feedback = str(error).split("\nassert ")[0].strip()
+            else:
+                feedback = messages.text("report.internal_error", error_type=type(error).__name__,
+                                         error=str(error)[:500])
+        self.outcomes[nodeid] = CheckOutcome(*function_prop, passed=passed, feedback=feedback)

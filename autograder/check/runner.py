@@ -1,0 +1,56 @@
+"""Running an assignment's pytest suite against one submission."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from autograder.check.pytest_plugin import CheckOutcome, GradingPlugin
+from autograder.check.submission import Submission
+
+SUITES = Path(__file__).resolve().parents[1] / "suites"
+
+
+def suite_path(assignment: str) -> Path:
+    return SUITES / f"test_{assignment}.py"
+
+
+# The suites' own configuration only, and no plugin that could reorder or skip checks.
+PYTEST_OPTIONS = (
+    "-c", str(SUITES / "pytest.ini"), "--rootdir", str(SUITES),
+    "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
+    # Its teardown runs two full garbage collections (0.1 s) to report leaks nobody reads here.
+    "-p", "no:unraisableexception",
+    "--quiet", "--quiet", "--tb=no", "--no-header", "-W", "ignore",
+    "--capture=sys",
+)
+
+
+def run_checks(assignment: str, submission: Submission, seed: int,
+               functions: set[str] | None = None) -> list[CheckOutcome]:
+    """Run the suite of `assignment`; one outcome per executed check, in suite order."""
+    plugin = GradingPlugin(submission, seed, functions)
+    sink = io.StringIO()
+    with no_plugin_autoload(), contextlib.redirect_stdout(sink):
+        code = pytest.main([str(suite_path(assignment)), *PYTEST_OPTIONS], plugins=[plugin])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
+        raise RuntimeError(f"the {assignment} suite could not run (pytest exit {code}):\n{sink.getvalue()[-3000:]}")
+    return list(plugin.outcomes.values())
+
+
+@contextlib.contextmanager
+def no_plugin_autoload():
+    """pytest without the plugins that happen to be installed, for the duration of the call."""
+    previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous

@@ -1,0 +1,409 @@
+"""The `submission` fixture: the only way a test reaches student code.
+
+Tests ask for values, jaxpr facts and trace counts by function name; a
+transport carries each request to an Executor (in this process, or in the
+sandbox child) and brings back plain data. Anything that goes wrong on the
+student's side arrives here as a `StudentCodeError` whose message is the
+feedback: what happened, where, and the JAX idea that fixes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+from autograder.catalog import messages
+from autograder.check.exported_program import JaxprFacts
+from autograder.check.jax_error_hints import hint_for
+from autograder.check.typed_key import TypedKey
+from autograder.protocol import requests, wire_format
+from autograder.protocol.errors import ChildError, ErrorKind, TransportFailure
+
+
+class StudentCodeError(AssertionError):
+    """Student code failed or misbehaved; the message is the feedback.
+
+    An AssertionError so pytest reports the check as failed, not errored.
+    `error` is what the student's side reported (protocol.errors.ChildError:
+    its kind, and for an exception its type, mro, message and where), for
+    checks that expect an exception; None when nothing was reported.
+    """
+
+    def __init__(self, feedback: str, error_type: str | None = None, error: ChildError | None = None):
+        super().__init__(feedback)
+        self.error_type = error_type
+        self.error = error
+
+
+class Transport(Protocol):
+    call_seconds: float
+    submission_seconds: float
+
+    def request(self, request: requests.Request, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class TraceReport:
+    traces: int
+    per_call: tuple[int, ...]
+    explanations: tuple[str, ...]
+    outputs: tuple[Any, ...] = ()  # what each counted call returned, in order
+
+
+class Submission:
+    """What a test may ask of a submission."""
+
+    def __init__(self, transport: Transport, notes: Sequence[str] = ()):
+        self._transport = transport
+        self.notes = list(notes)
+        # One export per function and abstract signature: a check that traces a function and then
+        # runs it under jit (expect_jittable) lowers it once. Keyed by what the child is sent.
+        self._exports: dict[str, Any] = {}
+
+    # --- questions ---------------------------------------------------------
+
+    def describe(self, function: str) -> dict:
+        """Whether `function` exists, is callable and is a `jax.jit` object."""
+        return self._ask(requests.Describe(function), [], function)
+
+    def is_jitted(self, function: str) -> bool:
+        self.require(function)
+        return bool(self.describe(function).get("jitted"))
+
+    def require(self, function: str) -> None:
+        """Fail with the right feedback if `function` is missing or not callable."""
+        facts = self.describe(function)
+        if not facts.get("exists"):
+            raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells"),
+                                                     facts.get("load_problems"),
+                                                     facts.get("similar")))
+        if not facts.get("callable"):
+            raise StudentCodeError(messages.text("call.not_callable", function=function,
+                                                 type_name=facts.get("type_name")))
+
+    def call(self, function: str, *args: Any, **kwargs: Any) -> Any:
+        """`function(*args, **kwargs)` run as the student wrote it."""
+        return self.call_with(function, args, kwargs)
+
+    def call_with(
+        self,
+        function: str,
+        args: Sequence[Any] = (),
+        kwargs: dict[str, Any] | None = None,
+        *,
+        mode: str = "plain",
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+        argnums: int | Sequence[int] = 0,
+        in_axes: int | None | Sequence[int | None] = 0,
+        key_reuse_check: bool = False,
+    ) -> Any:
+        """Call `function` through a transformation.
+
+        mode: "plain", "jit" (with the static arguments given), "vmap" over the
+        leading axis (or over `in_axes`, per positional argument as in
+        `jax.vmap`; None passes an argument, e.g. a Python int, unmapped), or
+        "grad_sum" (gradient of the sum of the output with respect to
+        `argnums`). Returns NumPy arrays in the output's structure.
+        """
+        kwargs = dict(kwargs or {})
+        skeleton, arrays = _encode({"args": tuple(args), "kwargs": kwargs})
+        request = requests.Call(
+            function, skeleton, mode=mode, static_argnums=tuple(static_argnums), static_argnames=tuple(static_argnames),
+            argnums=argnums if isinstance(argnums, int) else tuple(argnums),
+            in_axes=tuple(in_axes) if isinstance(in_axes, (list, tuple)) else in_axes, key_reuse_check=key_reuse_check)
+        call = describe_call(function, args, kwargs)
+        if mode != "plain":
+            call = f"{mode}({call})"  # as expect_output names it: feedback says which transformation ran
+        if mode == "jit":
+            # Run where student code cannot reach: the child only lowers the function.
+            exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call)
+            return self._run_exported(exported, args, kwargs, static_argnums, static_argnames, call)
+        answer, out_arrays = self._send(request, arrays, call)
+        try:
+            return wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
+        except wire_format.WireFormatError as error:
+            raise StudentCodeError(messages.text("call.bad_output", call=call, detail=error)) from None
+
+    def trace(
+        self,
+        function: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any] | None = None,
+        *,
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+    ) -> JaxprFacts:
+        """Trace `function` with every non-static argument abstract (jittability); its structure.
+
+        The facts come from the exported program, read in this process
+        (jaxcheck.exported_program): the JAX constructs it lowers to
+        (`cond`, a loop) and its number of operations. StableHLO has one
+        loop operation for `lax.while_loop`, `fori_loop` and `scan`; which of
+        them the student wrote is taken from the jaxpr their process
+        reports, and only where the program does hold a loop.
+        """
+        from autograder.check import exported_program
+
+        kwargs = dict(kwargs or {})
+        call = describe_call(function, args, kwargs)
+        facts = exported_program.facts(self._exported(function, args, kwargs, static_argnums, static_argnames, call))
+        if not facts.primitives & exported_program.LOOP_CONSTRUCTS:
+            return facts
+        skeleton, arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
+        request = requests.Trace(function, skeleton, tuple(static_argnums), tuple(static_argnames))
+        static = _static_phrase(args, static_argnums, static_argnames)
+        answer = self._ask(request, arrays, function, call, raised_template="check.not_jittable", static=static)
+        claimed = frozenset(str(p) for p in answer.get("primitives", ()) if isinstance(p, str))
+        loops = (claimed & exported_program.LOOP_CONSTRUCTS) or exported_program.LOOP_CONSTRUCTS
+        return dataclasses.replace(facts, primitives=(facts.primitives - exported_program.LOOP_CONSTRUCTS) | loops)
+
+    def count_traces(
+        self,
+        function: str,
+        calls: Sequence[tuple[Sequence[Any], dict[str, Any]]],
+        *,
+        warmup: Sequence[tuple[Sequence[Any], dict[str, Any]]] = (),
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+        count_all: bool = False,
+    ) -> TraceReport:
+        """How many times `function` is traced over `calls` (after `warmup`).
+
+        A student's own jit object is counted as it is; a plain function is
+        wrapped in jax.jit with the static arguments given.
+        """
+        plan = {"warmup": [(tuple(a), dict(k)) for a, k in warmup], "calls": [(tuple(a), dict(k)) for a, k in calls]}
+        skeleton, arrays = _encode(plan)
+        request = requests.CountTraces(function, skeleton, tuple(static_argnums), tuple(static_argnames), count_all)
+        call = f"{function} over its call sequence"
+        answer, out_arrays = self._send(request, arrays, call)
+        try:
+            outputs = wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
+        except wire_format.WireFormatError as error:
+            raise StudentCodeError(messages.text("call.bad_output", call=call, detail=error)) from None
+        if not isinstance(outputs, list) or len(outputs) != len(calls):
+            raise StudentCodeError(messages.text("call.bad_output", call=call, detail="one output per call expected"))
+        return TraceReport(int(answer.get("traces", -1)), tuple(answer.get("per_call", ())),
+                           tuple(str(e) for e in answer.get("explanations", ())), tuple(outputs))
+
+    # --- plumbing ----------------------------------------------------------
+
+    def _exported(self, function: str, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
+                  static_argnames: Sequence[str], call: str):
+        """The student's function lowered by jax.export in their process, loaded and checked here."""
+
+        skeleton, arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
+        request = requests.Export(function, skeleton, tuple(static_argnums), tuple(static_argnames))
+        digests = [(a.shape, a.dtype.str, hashlib.sha256(a.tobytes()).hexdigest()) for a in arrays]
+        key = json.dumps([requests.header(request), digests], sort_keys=True, default=str)
+        if key not in self._exports:
+            self._exports[key] = self._export(request, arrays, args, static_argnums, static_argnames, call)
+        return self._exports[key]
+
+    def _export(self, request: requests.Export, arrays: list, args: Sequence[Any], static_argnums: Sequence[int],
+                static_argnames: Sequence[str], call: str):
+        from autograder.check import exported_program
+
+        static = _static_phrase(args, static_argnums, static_argnames)
+        _, out_arrays = self._send(request, arrays, call, raised_template="check.not_jittable", static=static)
+        if len(out_arrays) != 1 or out_arrays[0].dtype != np.uint8 or out_arrays[0].ndim != 1:
+            raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})",
+                                                 reason="the grading process sent no compiled program"))
+        try:
+            return exported_program.load(out_arrays[0].tobytes())
+        except exported_program.ProgramRefused as refused:
+            raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})",
+                                                 reason=refused)) from None
+
+    def _run_exported(self, exported, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
+                      static_argnames: Sequence[str], call: str) -> Any:
+        from autograder.check import exported_program
+
+        try:
+            return exported_program.run(exported, args, kwargs, static_argnums, static_argnames)
+        except Exception as error:  # the program came from the child: whatever it does is the student's
+            feedback = messages.text("call.raised", call=call, error_type=type(error).__name__,
+                                     error=str(error).splitlines()[0][:300] if str(error) else "")
+            raise StudentCodeError(feedback, type(error).__name__) from None
+
+    def _ask(self, request: requests.Request, arrays: list, function: str, call: str | None = None,
+             **template) -> dict:
+        answer, _ = self._send(request, arrays, call or function, **template)
+        return answer
+
+    def _send(self, request: requests.Request, arrays: list, call: str, raised_template: str = "call.raised",
+              **fields) -> tuple[dict, list]:
+        try:
+            answer, out_arrays = self._transport.request(request, arrays)
+        except TransportFailure as failure:
+            raise StudentCodeError(_transport_feedback(failure, call, self._transport)) from None
+        if answer.get("ok") is True:
+            return answer, out_arrays
+        error = ChildError.from_wire(answer.get("error"))
+        if error.kind is ErrorKind.TIMEOUT:
+            raise StudentCodeError(_transport_feedback(TransportFailure(ErrorKind.TIMEOUT), call, self._transport))
+        feedback = _error_feedback(error, call, getattr(request, "function", ""), raised_template, fields)
+        raise StudentCodeError(feedback, error.type or None, error)
+
+
+def _without_values(args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
+                    static_argnames: Sequence[str]) -> dict:
+    """The arguments for lowering a function: static ones as they are, every traced one as zeros of its type.
+
+    The child only needs shapes and dtypes to lower the function. It must not
+    see the values the parent will run the program on, or it could compute
+    the answers in Python and export a program that returns them as constants.
+    """
+    static = set(static_argnums)
+    return {"args": tuple(arg if i in static else _zeros(arg) for i, arg in enumerate(args)),
+            "kwargs": {k: v if k in static_argnames else _zeros(v) for k, v in kwargs.items()}}
+
+
+def _zeros(value: Any) -> Any:
+    if isinstance(value, TypedKey):
+        return TypedKey(np.zeros_like(value.data), value.impl)
+    if isinstance(value, np.ndarray):
+        return np.zeros_like(value)
+    if isinstance(value, np.generic):
+        return type(value)(0)
+    if isinstance(value, (bool, int, float, complex)):
+        return type(value)(0)
+    if isinstance(value, tuple):
+        return tuple(_zeros(v) for v in value)
+    if isinstance(value, list):
+        return [_zeros(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _zeros(v) for k, v in value.items()}
+    return value
+
+
+def _same(array: np.ndarray) -> np.ndarray:
+    return array
+
+
+def _key_data(data: np.ndarray, impl: str) -> np.ndarray:
+    """Typed keys come back to the parent as their key data."""
+    return data
+
+
+def _encode(value: Any) -> tuple[Any, list[np.ndarray]]:
+    return wire_format.encode(value, _parent_leaf)
+
+
+def _parent_leaf(leaf: Any):
+    if isinstance(leaf, TypedKey):
+        return leaf.data, leaf.impl
+    if type(leaf) is np.ndarray:
+        return leaf
+    if isinstance(leaf, np.generic):
+        return np.asarray(leaf)
+    return None
+
+
+def describe_call(function: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
+    """`name(f32[17], 3, negate=True)`: how feedback names a call."""
+    parts = [_describe_value(a) for a in args] + [f"{k}={_describe_value(v)}" for k, v in kwargs.items()]
+    return f"{function}({', '.join(parts)})"
+
+
+def _describe_value(value: Any) -> str:
+    if isinstance(value, TypedKey):
+        return "key" if value.data.ndim <= 1 else f"key{list(value.data.shape[:-1])}"
+    if isinstance(value, np.generic):
+        return f"{value.item():.4g}" if isinstance(value, np.floating) else repr(value.item())
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return f"{value.dtype.name}({value.item()!r})"
+        short = {"float32": "f32", "int32": "i32", "bool": "bool", "uint32": "u32",
+                 "float64": "f64"}.get(value.dtype.name, value.dtype.name)
+        return f"{short}{list(value.shape)}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_describe_value(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    return repr(value)
+
+
+def _static_phrase(args: Sequence[Any], static_argnums: Sequence[int], static_argnames: Sequence[str]) -> str:
+    if not static_argnums and not static_argnames:
+        return messages.text("check.static_none")
+    names = [f"argument {i}" for i in static_argnums] + [f"`{n}`" for n in static_argnames]
+    return messages.text("check.static_some", names=", ".join(names))
+
+
+def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: Any = (), similar: Any = ()) -> str:
+    if not_implemented_cells:
+        return messages.text("call.missing_not_implemented", function=function)
+    feedback = messages.text("call.missing_function", function=function)
+    if isinstance(similar, (list, tuple)) and similar and isinstance(similar[0], str):
+        feedback += " " + messages.text("call.did_you_mean", function=function, similar=similar[0][:100])
+    problems = [str(p) for p in (load_problems or [])][:3]
+    return "\n".join([feedback, *problems])
+
+
+def _error_feedback(error: ChildError, call: str, function: str, raised_template: str = "call.raised",
+                    fields: dict | None = None) -> str:
+    if error.kind is ErrorKind.RAISED:
+        return _raised_feedback(error, call, function, raised_template, fields or {})
+    explain = _FEEDBACK_BY_KIND.get(error.kind)
+    if explain is None:
+        return messages.text("call.raised", call=call, error_type="an error", error=error.message or error.kind.value)
+    return explain(error, call, function)
+
+
+# What a student is told for each kind of failure (RAISED, with its hints, is _raised_feedback).
+_FEEDBACK_BY_KIND: dict[ErrorKind, Callable[[ChildError, str, str], str]] = {
+    ErrorKind.MISSING: lambda error, call, function: _missing_feedback(
+        function, error.not_implemented_cells, error.load_problems, error.similar),
+    ErrorKind.NOT_CALLABLE: lambda error, call, function: messages.text(
+        "call.not_callable", function=function, type_name=error.type_name),
+    ErrorKind.EXITED: lambda error, call, function: messages.text("call.exited", call=call, detail=error.message),
+    ErrorKind.TAMPERED: lambda error, call, function: messages.text(
+        "call.tampered", call=call, changes="; ".join(error.changes)),
+    ErrorKind.HOST_CALLBACK: lambda error, call, function: messages.text(
+        "check.host_callback", function=function, primitives="a host callback"),
+    ErrorKind.BAD_OUTPUT: lambda error, call, function: messages.text("call.bad_output", call=call,
+                                                                      detail=error.message),
+}
+
+
+def _raised_feedback(error: ChildError, call: str, function: str, raised_template: str, fields: dict) -> str:
+    if error.is_not_implemented:
+        return messages.text("call.not_implemented", function=function)
+    first = error.message.splitlines()[0] if error.message else ""
+    feedback = messages.text(raised_template, call=call, error_type=error.type, error=first, **fields)
+    location = _location(error.where)
+    if location:
+        feedback += f" {location}"
+    hint = hint_for(list(error.mro or (error.type,)), error.message)
+    if hint:
+        feedback += "\n" + messages.text("call.hint", hint=hint)
+    return feedback
+
+
+def _location(where: object) -> str | None:
+    """"(in `step`, line 4 of its cell)" from the child's report of where an error was raised, if it is well-formed."""
+    if not isinstance(where, dict):
+        return None
+    function, line = where.get("function"), where.get("line")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        return None
+    if isinstance(function, str) and function.isidentifier() and len(function) <= 80:
+        return messages.text("call.location", function=function, line=line)
+    return messages.text("call.location_top_level", line=line)
+
+
+def _transport_feedback(failure: TransportFailure, call: str, transport: Transport) -> str:
+    if failure.kind is ErrorKind.TIMEOUT:
+        return messages.text("call.timeout", call=call, seconds=transport.call_seconds)
+    if failure.kind is ErrorKind.BUDGET:
+        return messages.text("call.budget_exhausted", seconds=transport.submission_seconds)
+    if failure.kind is ErrorKind.LOAD_FAILED:
+        return failure.detail
+    return messages.text("call.exited", call=call, detail=failure.detail or failure.kind.value)

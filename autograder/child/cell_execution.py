@@ -1,0 +1,86 @@
+"""Executing a submission's code cells in a fresh namespace.
+
+A failing cell is reported and the next cells still run, so one broken cell
+costs only the functions it defines. Runs wherever student code runs: the
+sandbox child, or the in-process backend of `autograder check`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from autograder.catalog import messages
+from autograder.load.submission_source import CodeCell
+
+
+@dataclasses.dataclass
+class LoadReport:
+    notes: list[str]
+    not_implemented_cells: list[int]
+    # The notes about cells that failed: they explain why a function is missing.
+    problems: list[str] = dataclasses.field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"notes": self.notes, "not_implemented_cells": self.not_implemented_cells, "problems": self.problems}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "LoadReport":
+        return cls(
+            notes=[str(n) for n in data.get("notes", [])],
+            not_implemented_cells=[int(c) for c in data.get("not_implemented_cells", [])],
+            problems=[str(n) for n in data.get("problems", [])],
+        )
+
+    def add_problem(self, note: str) -> None:
+        self.notes.append(note)
+        self.problems.append(note)
+
+
+def execute_cells(cells: tuple[CodeCell, ...], namespace: dict, skip: frozenset[int] = frozenset()) -> LoadReport:
+    """Run each cell in `namespace`, except the numbers in `skip`; collect a note for every cell that failed.
+
+    `skip` holds the unchanged examples nothing graded depends on (see example_cells).
+    """
+    report = LoadReport(notes=[], not_implemented_cells=[])
+    namespace.setdefault("__name__", "__main__")
+    skipped = [cell.number for cell in cells if cell.number in skip]
+    if skipped:
+        report.notes.append(messages.text("load.demos_skipped", cells=", ".join(map(str, skipped))))
+    for cell in cells:
+        if cell.number in skip:
+            continue
+        try:
+            code = compile(cell.source, f"<cell {cell.number}>", "exec")
+        except SyntaxError as error:
+            report.add_problem(messages.text("load.syntax_error", cell=cell.number, line=error.lineno, error=error.msg))
+            continue
+        except ValueError as error:  # text Python cannot compile (a NUL, an unencodable character)
+            report.add_problem(messages.text("load.cell_unreadable", cell=cell.number, reason=first_line(error)))
+            continue
+        try:
+            exec(code, namespace)  # noqa: S102 - running student code is the point
+        except NotImplementedError:
+            report.not_implemented_cells.append(cell.number)
+            report.notes.append(messages.text("load.cell_not_implemented", cell=cell.number))
+        except SystemExit as error:
+            report.add_problem(
+                messages.text("load.cell_raised", cell=cell.number, error_type="SystemExit",
+                              error=first_line(error) or "sys.exit()")
+            )
+        except Exception as error:
+            report.add_problem(
+                messages.text(
+                    "load.cell_raised",
+                    cell=cell.number,
+                    error_type=type(error).__name__,
+                    error=first_line(error),
+                )
+            )
+    return report
+
+
+def first_line(error: BaseException, limit: int = 300) -> str:
+    """The first line of an exception's message, shortened for feedback."""
+    lines = str(error).strip().splitlines()
+    line = lines[0] if lines else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."

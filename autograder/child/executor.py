@@ -1,0 +1,280 @@
+"""Answering the grader's requests next to the student's code.
+
+Both backends use this class: the in-process backend calls `handle`
+directly, the sandbox child calls it for each message from the parent. A
+request and its answer are data only (see wire_format); the answer carries
+values, jaxpr facts or trace counts, never verdicts, because the verdict is
+the parent's.
+
+The requests are the dataclasses of protocol.requests; failures are
+protocol.errors.ChildError, sent as data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+from autograder.child.cell_execution import LoadReport
+from autograder.child.time_limits import TimeLimitExceeded
+from autograder.protocol import requests, wire_format
+from autograder.protocol.errors import ChildError, ErrorKind
+
+MAX_MESSAGE = 2000
+MAX_JAXPR_TEXT = 4000
+
+
+class _Refusal(Exception):
+    """A request that cannot be answered; carries the error to send."""
+
+    def __init__(self, error: ChildError):
+        super().__init__(error.kind.value)
+        self.error = error
+
+
+class Executor:
+    """Runs requests against the functions in `namespace`."""
+
+    def __init__(self, namespace: dict, load_report: LoadReport, guard: Callable[[], Any] | None = None):
+        self.namespace = namespace
+        self.load_report = load_report
+        self._guard = guard or contextlib.nullcontext
+
+    def handle(self, request: requests.Request, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
+        """Answer one request; never raises for anything student code does."""
+        handler = _HANDLERS.get(type(request))
+        if handler is None:
+            return failure(ChildError(ErrorKind.BAD_REQUEST, message=f"the executor does not answer {request.op}"))
+        try:
+            with self._guard():
+                result = handler(self, request, arrays)
+            if isinstance(result, tuple):  # already a header and its arrays
+                return result
+            return _encode_result(result)
+        except _Refusal as refusal:
+            return failure(refusal.error)
+        except TimeLimitExceeded:
+            return failure(ChildError(ErrorKind.TIMEOUT))
+        except (SystemExit, KeyboardInterrupt, GeneratorExit) as error:
+            return failure(ChildError(ErrorKind.EXITED, message=f"{type(error).__name__}({_message(error)})"))
+        except Exception as error:
+            return failure(describe_exception(error))
+
+    # --- ops -----------------------------------------------------------------
+
+    def _describe(self, request: requests.Describe, arrays: list) -> dict:
+        name = request.function
+        if name not in self.namespace:
+            return {"exists": False, "callable": False, "jitted": False, "type_name": None,
+                    "not_implemented_cells": self.load_report.not_implemented_cells,
+                    "load_problems": self.load_report.problems, "similar": self._similar(name)}
+        obj = self.namespace[name]
+        from autograder.child.trace_counting import is_jitted
+
+        return {"exists": True, "callable": callable(obj), "jitted": bool(is_jitted(obj)),
+                "type_name": type(obj).__name__, "not_implemented_cells": []}
+
+    def _call(self, request: requests.Call, arrays: list) -> dict:
+        import jax
+        import jax.numpy as jnp
+
+        fn = self._function(request)
+        args, kwargs = self._arguments(request, arrays)
+        mode, static_argnums, static_argnames = request.mode, request.static_argnums, request.static_argnames
+        if mode == "plain":
+            target = fn
+        elif mode == "jit":
+            target = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
+        elif mode == "vmap":
+            target = jax.vmap(fn, in_axes=request.in_axes)
+        elif mode == "grad_sum":
+            target = jax.grad(lambda *a, **k: jnp.sum(fn(*a, **k)), argnums=request.argnums)
+        else:
+            raise _Refusal(ChildError(ErrorKind.BAD_REQUEST, message=f"unknown call mode {mode!r}"))
+        checking = jax.debug_key_reuse(True) if request.key_reuse_check else contextlib.nullcontext()
+        with checking:
+            value = jax.block_until_ready(target(*args, **kwargs))
+        return {"value": value}
+
+    def _trace(self, request: requests.Trace, arrays: list) -> dict:
+        from autograder.child import jaxpr_walk
+        from autograder.child.jittability import trace_jaxpr
+
+        fn = self._function(request)
+        args, kwargs = self._arguments(request, arrays)
+        jaxpr = trace_jaxpr(
+            fn, args, kwargs,
+            static_argnums=request.static_argnums,
+            static_argnames=request.static_argnames,
+        )
+        return {
+            "primitives": sorted(jaxpr_walk.primitive_names(jaxpr)),
+            "equation_count": jaxpr_walk.equation_count(jaxpr),
+            "jaxpr": str(jaxpr)[:MAX_JAXPR_TEXT],
+        }
+
+    def _export(self, request: requests.Export, arrays: list) -> tuple[dict, list]:
+        import jax
+        from jax import export
+
+        fn = self._function(request)
+        args, kwargs = self._arguments(request, arrays)
+        static_argnums, static_argnames = request.static_argnums, request.static_argnames
+        abstract_args = [a if i in static_argnums else _abstract(a) for i, a in enumerate(args)]
+        abstract_kwargs = {k: v if k in static_argnames else _abstract(v) for k, v in kwargs.items()}
+        jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
+        try:
+            program = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs).serialize()
+        except NotImplementedError as error:  # JAX cannot export Python callbacks
+            if "callback" not in str(error):
+                raise
+            raise _Refusal(ChildError(ErrorKind.HOST_CALLBACK, function=request.function)) from None
+        return {"ok": True}, [np.frombuffer(bytes(program), dtype=np.uint8)]
+
+    def _count_traces(self, request: requests.CountTraces, arrays: list) -> dict:
+        from autograder.child.trace_counting import count_traces
+
+        fn = self._function(request)
+        decoded = self._decode(request.calls_skeleton, arrays)
+        warmup = [(tuple(a), dict(k)) for a, k in decoded.get("warmup", [])]
+        calls = [(tuple(a), dict(k)) for a, k in decoded.get("calls", [])]
+        result = count_traces(fn, calls, warmup=warmup, count_all=request.count_all,
+                              static_argnums=request.static_argnums, static_argnames=request.static_argnames)
+        # The outputs go back too: a trace count scores only with correct values.
+        return {"traces": result.traces, "per_call": result.per_call, "explanations": result.explanations,
+                "value": result.outputs}
+
+    # --- helpers -------------------------------------------------------------
+
+    def _function(self, request: requests.Call | requests.Trace | requests.CountTraces | requests.Export) -> Callable:
+        # "per_example_grads@with_loss": the student's function inside one of the kit's harnesses.
+        name, _, harness = request.function.partition("@")
+        fn = self._student_function(name)
+        if not harness:
+            return fn
+        from autograder.child.harnesses import wrap
+
+        try:
+            return wrap(harness, name, fn)
+        except KeyError as error:
+            refusal = ChildError(ErrorKind.BAD_REQUEST, message=f"no harness {harness!r} for {name}: {error}")
+            raise _Refusal(refusal) from None
+
+    def _student_function(self, name: str) -> Callable:
+        if name not in self.namespace:
+            raise _Refusal(ChildError(ErrorKind.MISSING, function=name,
+                                      not_implemented_cells=tuple(self.load_report.not_implemented_cells),
+                                      load_problems=tuple(self.load_report.problems),
+                                      similar=tuple(self._similar(name))))
+        fn = self.namespace[name]
+        if not callable(fn):
+            raise _Refusal(ChildError(ErrorKind.NOT_CALLABLE, function=name, type_name=type(fn).__name__))
+        return fn
+
+    def _similar(self, name: str) -> list[str]:
+        """Functions the student defined under a name close to `name` (a typo, another case)."""
+        import difflib
+
+        defined = [key for key, value in self.namespace.items()
+                   if isinstance(key, str) and not key.startswith("_") and callable(value)
+                   and getattr(value, "__module__", None) in (None, "__main__")]
+        lowered = {key.lower(): key for key in defined}
+        if name.lower() in lowered:
+            return [lowered[name.lower()]]
+        return difflib.get_close_matches(name, defined, n=1, cutoff=0.75)
+
+    def _arguments(self, request: requests.Call | requests.Trace | requests.Export, arrays: list) -> tuple[tuple, dict]:
+        decoded = self._decode(request.args_skeleton, arrays)
+        return tuple(decoded.get("args", ())), dict(decoded.get("kwargs", {}))
+
+    @staticmethod
+    def _decode(skeleton: Any, arrays: list) -> dict:
+        import jax
+
+        # device_put, not jnp.asarray: the same uncommitted array of the same
+        # canonical dtype, but jnp.asarray stages a copy that XLA compiles once
+        # per input shape (about a third of a suite's compiles, all of them
+        # grader overhead rather than the student's JAX work).
+        value = wire_format.decode(
+            skeleton, arrays,
+            make_array=jax.device_put,
+            make_key=lambda data, impl: jax.random.wrap_key_data(data, impl=impl),
+        )
+        return value if isinstance(value, dict) else {}
+
+
+_HANDLERS: dict[type, Callable[..., Any]] = {
+    requests.Describe: Executor._describe,
+    requests.Call: Executor._call,
+    requests.Trace: Executor._trace,
+    requests.CountTraces: Executor._count_traces,
+    requests.Export: Executor._export,
+}
+
+
+def failure(error: ChildError) -> tuple[dict, list[np.ndarray]]:
+    """The answer that reports `error`."""
+    return {"ok": False, "error": error.to_wire()}, []
+
+
+def _abstract(value: Any):
+    """The shape and dtype of every array leaf of `value` (what a traced argument keeps)."""
+    import jax
+
+    return jax.tree.map(lambda leaf: jax.ShapeDtypeStruct(np.shape(leaf), jax.numpy.result_type(leaf))
+                        if isinstance(leaf, (jax.Array, np.ndarray, np.generic, int, float, bool, complex)) else leaf,
+                        value)
+
+
+def leaf_to_array(leaf: Any):
+    """Convert an output leaf to a plain array (or key data), or None if it is not one."""
+    import jax
+
+    if type(leaf) is np.ndarray:
+        return leaf
+    if isinstance(leaf, np.generic):
+        return np.asarray(leaf)
+    if isinstance(leaf, jax.Array):
+        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            return np.asarray(jax.random.key_data(leaf)), str(jax.random.key_impl(leaf))
+        return np.asarray(leaf)
+    return None
+
+
+def _encode_result(result: dict) -> tuple[dict, list[np.ndarray]]:
+    if "value" not in result:
+        return {"ok": True, **result}, []
+    try:
+        skeleton, arrays = wire_format.encode(result["value"], leaf_to_array)
+    except wire_format.WireFormatError as error:
+        return failure(ChildError(ErrorKind.BAD_OUTPUT, message=str(error)))
+    facts = {key: item for key, item in result.items() if key != "value"}
+    return {"ok": True, **facts, "value_skeleton": skeleton}, arrays
+
+
+def describe_exception(error: BaseException) -> ChildError:
+    """A data-only description of a student's exception, for feedback and hints."""
+    return ChildError(ErrorKind.RAISED, type=type(error).__name__,
+                      mro=tuple(cls.__name__ for cls in type(error).__mro__),
+                      message=_message(error)[:MAX_MESSAGE], where=_student_location(error))
+
+
+def _message(error: BaseException) -> str:
+    return str(error).strip()
+
+
+def _student_location(error: BaseException) -> dict | None:
+    """The innermost frame in the student's cells: the function it ran and the line within its cell.
+
+    Cells are compiled one by one, so the line is the one a student sees in
+    that cell; the function names the cell better than its position, which
+    Jupyter does not show.
+    """
+    location = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename.startswith("<cell "):
+            location = {"function": frame.name, "line": frame.lineno}
+    return location

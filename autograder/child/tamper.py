@@ -1,0 +1,101 @@
+"""Detecting and undoing changes student code makes to the grading machinery.
+
+Before student code runs, the child records `jax.config` and the identity of
+every function the checks rely on. After the submission loads and after each
+request it compares, reports what changed, and puts the originals back. The
+parent zeroes the check whose request saw the change, because its answer may
+have been shaped by it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from typing import Any
+
+# Modules whose public callables the checks use, directly or through JAX.
+_WATCHED_MODULES = ("jax", "jax.lax", "jax.random", "jax.monitoring", "jax.stages", "jax.export",
+                    "jax.tree_util", "numpy", "numpy.testing")
+# The child's own grading code: every module of the child and protocol packages (found
+# from the layout, so a new module is watched without a list to keep), with every
+# attribute, the methods of its classes and the entries of its dispatch tables.
+_OWN_PACKAGES = ("autograder.child", "autograder.protocol")
+
+
+def own_modules() -> tuple[str, ...]:
+    """The child-side modules whose contents the detector records: everything in child/ and protocol/."""
+    import importlib
+    import pkgutil
+
+    names = []
+    for package_name in _OWN_PACKAGES:
+        package = importlib.import_module(package_name)
+        names += [f"{package_name}.{info.name}" for info in pkgutil.iter_modules(package.__path__)]
+    return tuple(sorted(names))
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    config: dict[str, Any]
+    attributes: dict[tuple[str, str], Any]  # (module, name) -> object
+    members: dict[tuple[str, str, str], Any]  # (module, class or dict name, key) -> object
+
+
+def take() -> Snapshot:
+    """Record jax.config and the watched modules' attributes."""
+    import importlib
+
+    import jax
+
+    # jax.config.values is live: it reflects updates, context managers aside.
+    config = dict(jax.config.values)
+    attributes, members = {}, {}
+    own_names = own_modules()
+    for module_name in (*_WATCHED_MODULES, *own_names):
+        module = importlib.import_module(module_name)
+        own = module_name in own_names
+        for name, value in vars(module).items():
+            if isinstance(value, types.ModuleType) or (name.startswith("_") and not own):
+                continue
+            attributes[(module_name, name)] = value
+            if own and isinstance(value, type) and value.__module__ == module_name:
+                members.update({(module_name, name, k): v for k, v in vars(value).items()})
+            elif own and type(value) is dict:
+                members.update({(module_name, name, k): v for k, v in value.items()})
+    return Snapshot(config, attributes, members)
+
+
+def find_and_undo(snapshot: Snapshot) -> list[str]:
+    """Compare with `snapshot`, restore every difference, and describe each one."""
+    import importlib
+
+    import jax
+
+    changes = []
+    for name, value in snapshot.config.items():
+        current = jax.config.values.get(name, _MISSING)
+        if current is not value and current != value:
+            changes.append(f"jax.config.{name} was changed from {value!r} to {current!r}")
+            try:
+                jax.config.update(name, value)
+            except Exception:  # some options cannot be set after start-up; report anyway
+                pass
+    modules = {name: importlib.import_module(name) for name in {module for module, _ in snapshot.attributes}}
+    for (module_name, name), value in snapshot.attributes.items():
+        current = vars(modules[module_name]).get(name, _MISSING)
+        if current is not value:
+            changes.append(f"{module_name}.{name} was replaced")
+            setattr(modules[module_name], name, value)
+    for (module_name, owner_name, key), value in snapshot.members.items():
+        owner = snapshot.attributes[(module_name, owner_name)]
+        table = vars(owner) if isinstance(owner, type) else owner
+        if table.get(key, _MISSING) is not value:
+            changes.append(f"{module_name}.{owner_name}[{key!r}] was replaced")
+            if isinstance(owner, type):
+                setattr(owner, key, value)
+            else:
+                owner[key] = value
+    return changes
+
+
+_MISSING = object()

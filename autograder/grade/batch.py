@@ -1,0 +1,320 @@
+"""Grading many submissions in parallel, with a result for every one.
+
+`jobs` trusted worker processes (autograder.grade.batch_worker) each grade one
+submission at a time, running the student's code in a fresh sandbox child
+per submission, and live for the whole batch, so that start-up costs are
+paid once per worker rather than once per submission. A worker that crashes
+or hangs costs only the submission it was grading: that one is recorded as
+failed and a fresh worker takes the next. Before any work starts, every
+submission gets a placeholder results.json that scores 0; a worker replaces
+it atomically when it finishes, so a crash anywhere leaves a zero, never
+nothing.
+
+The out dir is written by this parent and its workers alone, through
+reports.out_dir: never through a symbolic link, never by opening what is
+already there. Each submission's directory has a name that is one safe file
+name, unique (ignoring case) and stable (see `discover`); grades.csv is
+written at the end whatever happened to the results.json files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import queue
+import shutil
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from autograder.catalog import messages
+from autograder.check.results import SubmissionResult
+from autograder.grade.batch_progress import Progress, finished_from, summary
+from autograder.grade.pipeline import crashed_result
+from autograder.grade.result_provenance import changed_settings, content_digest, grading_settings
+from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, worker_command
+from autograder.grading_config import GradingConfig
+from autograder.load.submission_identity import Identity, identify_all
+from autograder.load.submission_source import guess_assignment
+from autograder.reports import class_report, grades_csv, gradescope_json
+from autograder.reports.out_dir import OutDir, safe_component
+
+SUBMISSION_SUFFIXES = (".ipynb", ".py")
+# Time for the worker's own grading steps (pytest, comparisons), on top of the student's budget.
+WORKER_MARGIN_SECONDS = 60
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchItem:
+    name: str  # the submission's directory in the out dir: `<out>/<name>/results.json`
+    path: Path
+    student: str = ""  # who handed it in, from where it sits (submission_identity)
+    layout: str = "file"
+
+
+def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = ()) -> list[BatchItem]:
+    """Submissions named on the command line or found in named directories, each with its out dir name.
+
+    Paths that do not exist are kept, so they get a result that says so.
+    The student comes from the layout (submission_identity: nbgrader's
+    `<student>/<assignment>/`, Gradescope's export, GitHub Classroom's
+    repositories, else the file name; `assignments` are the known names).
+    A name is the readable part (see `readable_name`) made one safe file
+    name (out_dir.safe_component). It
+    stays exactly that when that needed no change and no other submission's
+    name is the same ignoring case; otherwise it gets `__` and a short hash
+    of the submission's path relative to the directory given (or its own
+    file name, for a file given). So a name never depends on the order of
+    the submissions, a hashed name never changes, a plain one changes only
+    when a submission with the same name is added (then both are hashed),
+    and no name ever passes from one submission to another.
+    """
+    found: list[tuple[Path, Path]] = []  # (submission, the root its hash is relative to)
+    seen: set[str] = set()
+    for path in paths:
+        if _is_dir(path):
+            files = sorted(p for p in path.rglob("*") if p.suffix in SUBMISSION_SUFFIXES
+                           and _is_file(p) and ".ipynb_checkpoints" not in p.parts)
+            found.extend((file, path) for file in files)
+        else:
+            found.append((path, path.parent))
+    unique = []
+    for file, root in found:  # the same file given twice is graded once
+        key = os.path.abspath(file)
+        if key not in seen:
+            seen.add(key)
+            unique.append((file, root))
+    identities = identify_all(unique, assignments)
+    readable = readable_names(unique, identities)
+    return [BatchItem(name, file, identity.student, identity.layout)
+            for name, (file, _), identity in zip(_unique_names(unique, readable), unique, identities, strict=True)]
+
+
+def readable_names(found: list[tuple[Path, Path]], identities: list[Identity]) -> list[str]:
+    """The student, and what else tells their submissions apart.
+
+    nbgrader: `<student>__<assignment>`, so one batch can hold several
+    assignments of a class. Gradescope, GitHub Classroom: the student, with
+    the file name added where one student handed in several files. A flat
+    folder: the file name.
+    """
+    per_group: dict[tuple[str, str], int] = {}
+    for identity in identities:
+        per_group[(identity.layout, identity.group)] = per_group.get((identity.layout, identity.group), 0) + 1
+    names = []
+    for (file, _), identity in zip(found, identities, strict=True):
+        if identity.layout == "file":
+            name = file.stem
+        elif identity.layout == "nbgrader":
+            name = f"{identity.student}__{identity.assignment}"
+        else:
+            name = identity.student
+        if identity.layout != "file" and per_group[(identity.layout, identity.group)] > 1:
+            name = f"{name}__{file.stem}"
+        names.append(name)
+    return names
+
+
+def _unique_names(found: list[tuple[Path, Path]], readable_names: list[str]) -> list[str]:
+    bases, levels = [], []  # level -1: the plain name; 0, 1, 2: hashed ever more widely (see _digest)
+    for readable in readable_names:
+        base = safe_component(readable)
+        bases.append(base)
+        levels.append(-1 if base == readable else 0)
+
+    def name(i: int) -> str:
+        return bases[i] if levels[i] < 0 else f"{bases[i]}__{_digest(*found[i], levels[i])}"
+
+    names = [name(i) for i in range(len(found))]
+    for _ in range(5):
+        groups: dict[str, list[int]] = {}
+        for i, text in enumerate(names):
+            groups.setdefault(text.casefold(), []).append(i)
+        clashes = [group for group in groups.values() if len(group) > 1]
+        if not clashes:
+            return names
+        for group in clashes:
+            lowest = min(levels[i] for i in group)
+            for i in group:
+                if levels[i] == lowest:  # plain names give way first; hashed ones only to each other
+                    levels[i] += 1
+                    names[i] = name(i)
+    raise RuntimeError(f"could not give these submissions distinct names: {sorted(names)}")
+
+
+def _digest(file: Path, root: Path, level: int) -> str:
+    """Level 0: 8 hex digits of the path relative to `root`; then of the absolute path, 12 and 64 digits."""
+    try:
+        relative = file.relative_to(root).as_posix()
+    except ValueError:
+        relative = file.as_posix()
+    text = relative if level == 0 else os.path.abspath(file)
+    digest = hashlib.sha256(os.fsencode(text)).hexdigest()
+    return digest[:8] if level == 0 else digest[:12] if level == 1 else digest
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long, say: not a directory of submissions
+        return False
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def grade_batch(
+    paths: list[Path], out_dir: Path, config: GradingConfig, *, seed: int, jobs: int = 1,
+    assignment: str | None = None, resume: bool = False, sandbox: str = "os", progress_stream=None,
+) -> list[dict]:
+    """Grade every submission under `paths` into `out_dir`; returns the results.json contents.
+
+    Progress goes to `progress_stream` (default stderr), the closing summary to stdout.
+    Raises out_dir.OutDirError, before grading anything, if `out_dir` cannot be
+    opened as a real directory.
+    """
+    items = discover(paths, config.assignments)
+    stream = progress_stream or sys.stderr
+    with OutDir(out_dir) as out:
+        failure = None
+        try:
+            _grade_all(items, out, config, seed, jobs, assignment, resume, sandbox, stream)
+        except Exception as error:  # grades.csv is written even so, then the error is raised
+            failure = error
+        results = [_read_back(item, out, config, seed, assignment) for item in items]
+        grades_csv.write([grades_csv.row(r) for r in results], out)
+        report = _class_report(results, out)
+    if failure is not None:
+        raise failure
+    outcomes = [finished_from(item.name, item.student, r) for item, r in zip(items, results, strict=True)]
+    print(summary(outcomes, seed=seed, out=str(out_dir)), flush=True)
+    print(class_report.render_terminal(report), flush=True)
+    return results
+
+
+def _class_report(results: list[dict], out: OutDir) -> class_report.ClassReport:
+    """report.html beside grades.csv; a report that cannot be written costs only itself."""
+    try:
+        return class_report.write(results, out)
+    except OSError as error:
+        print(f"autograder: could not write {class_report.FILENAME} ({error})", file=sys.stderr)
+        return class_report.build(results)
+
+
+def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int,
+               assignment: str | None, resume: bool, sandbox: str, stream) -> None:
+    todo, reused = [], 0
+    for item in items:
+        digest = content_digest(item.path)
+        if resume:
+            reason = _why_not_reusable(item, digest, out, config, seed, sandbox)
+            if reason is None:
+                reused += 1
+                continue
+            if reason != messages.text("batch.resume_reason.no_result"):
+                print(messages.text("batch.resume_regraded", name=item.name, reason=reason), file=stream)
+        placeholder = _crashed(item, config, seed, assignment, "grading was interrupted before it finished")
+        _write_quietly(placeholder, item, out)
+        todo.append((item, digest))
+    if resume:
+        print(messages.text("batch.resume_reused", count=reused), file=stream)
+    if not todo:
+        return
+    pending: queue.SimpleQueue[tuple[BatchItem, str | None]] = queue.SimpleQueue()
+    for entry in todo:
+        pending.put(entry)
+    programs = Path(tempfile.mkdtemp(prefix="autograder-programs-"))  # the workers' shared_programs store
+    programs.chmod(0o755)  # children read it (through a read-only view) as uids of their own
+    progress = Progress(len(todo), stream)
+    try:
+        command = worker_command(config.source, seed, assignment, sandbox, programs)
+        workers = max(1, min(jobs, len(todo)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for done in [pool.submit(_drain, pending, command, out, config, seed, assignment, progress)
+                         for _ in range(workers)]:
+                done.result()
+    finally:
+        progress.close()
+        shutil.rmtree(programs, ignore_errors=True)
+
+
+def _drain(pending: queue.SimpleQueue, command: list[str], out: OutDir, config: GradingConfig, seed: int,
+           assignment: str | None, progress: Progress) -> None:
+    """One worker's share: grade submissions from `pending` until none is left."""
+    worker = WorkerHandle(command)
+    try:
+        while True:
+            try:
+                item, digest = pending.get_nowait()
+            except queue.Empty:
+                return
+            # The worker writes <out>/<name>/results.json itself, into the directory this parent opened.
+            job = {"path": str(item.path), "name": item.name, "out": str(out.path), "out_identity": list(out.identity),
+                   "student": item.student, "content_sha256": digest}
+            try:
+                worker.grade(job, config.limits.submission_seconds + WORKER_MARGIN_SECONDS)
+            except WorkerFailed as failure:
+                _write_quietly(_crashed(item, config, seed, assignment, str(failure)), item, out)
+            progress.finished(finished_from(item.name, item.student, _read_back(item, out, config, seed, assignment)))
+    finally:
+        worker.close()
+
+
+def _write_quietly(result, item: BatchItem, out: OutDir) -> None:
+    """Write a result the parent made; if the out dir refuses it, say so and go on (grades.csv still says 0)."""
+    try:
+        gradescope_json.write(result, out, item.name)
+    except OSError as error:
+        print(f"autograder: could not write the result of {item.path} ({error})", file=sys.stderr)
+
+
+def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, config: GradingConfig, seed: int,
+                      sandbox: str) -> str | None:
+    """None if `--resume` may keep the result in place: finished, of this student, this content, these settings.
+
+    Anything odd in its place (not a regular file, not a result) counts as no result.
+    """
+    try:
+        extra = gradescope_json.read(out, item.name).get("extra_data", {})
+    except (OSError, ValueError):
+        extra = {}
+    if extra.get("finished") is not True:
+        return messages.text("batch.resume_reason.no_result")
+    if extra.get("student") != item.student:
+        return messages.text("batch.resume_reason.other_student", recorded=str(extra.get("student"))[:100])
+    if digest is None or extra.get("content_sha256") != digest:
+        return messages.text("batch.resume_reason.content_changed")
+    recorded = extra.get("settings")
+    assignment = recorded.get("assignment") if isinstance(recorded, dict) else None
+    current = grading_settings(config, seed, assignment if assignment in config.assignments else None, sandbox)
+    changed = changed_settings(recorded, current)
+    if changed:
+        return messages.text("batch.resume_reason.settings_changed", what=", ".join(changed))
+    return None
+
+
+def _read_back(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, assignment: str | None) -> dict:
+    """The submission's results.json; if it cannot be read, a zero that says so (written back if possible)."""
+    try:
+        data = gradescope_json.read(out, item.name)
+        data.setdefault("extra_data", {})["student"] = item.student  # from the layout, never from the file
+        return data
+    except (OSError, ValueError) as error:
+        result = _crashed(item, config, seed, assignment, f"its results.json could not be read back: {error}")
+        _write_quietly(result, item, out)
+        data = result.to_gradescope()
+        data["extra_data"]["student"] = item.student
+        return data
+
+
+def _crashed(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None,
+             detail: str) -> SubmissionResult:
+    """The result of a submission whose grading did not finish: zero for every check, under its assignment."""
+    return crashed_result(item.name, item.path, guess_assignment(item.path, config.assignments, assignment), config,
+                          seed, detail)

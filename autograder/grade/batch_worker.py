@@ -1,0 +1,162 @@
+"""A grading worker: grades the submissions the batch parent sends it, one at a time.
+
+Run by autograder.grade.batch as
+`python -m autograder.grade.batch_worker --seed S --config FILE --report-fd N [...]`.
+It reads one job per line on stdin (JSON: path, name, out, out_identity),
+writes that submission's `<out>/<name>/results.json` through reports.out_dir
+(into the out dir the parent opened, checked by device and inode, never
+through a link), and answers one JSON line on the report descriptor. What it
+pays once for all its submissions instead of once for each: the Python
+start-up and imports (jax, pytest), the pytest session and
+the collection of the suites (suite_session), the sandbox child's start-up
+and `import jax` (its zygote forks each child), and the compilation of the
+suites' reference programs (JAX's caches, see compilation_cache). What the
+batch's workers pay once between them: the compilation of JAX's own
+programs at the batch's hidden shapes (sandbox.shared_programs).
+
+If grading a job fails in the worker itself (student code cannot reach it:
+it runs in the sandbox child), the worker reports the failure and exits;
+the batch parent records it for that submission alone and starts a fresh
+worker for the next one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Callable
+
+from autograder import grading_config
+from autograder.check import runner, suite_session
+from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
+from autograder.grade.result_provenance import grading_settings
+from autograder.load.submission_source import read
+from autograder.reports import gradescope_json
+from autograder.reports.out_dir import OutDir
+from autograder.sandbox import compilation_cache, shared_programs
+from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
+
+WORKER_MEMORY_BYTES = 8 << 30
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="autograder.grade.batch_worker")
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--assignment")
+    parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH)
+    parser.add_argument("--sandbox", choices=("os", "process"), default="os")
+    parser.add_argument("--report-fd", type=int, required=True)
+    parser.add_argument("--programs-dir", type=Path,
+                        help="the batch's store of JAX's compiled programs, shared by its workers")
+    args = parser.parse_args(argv)
+    # The worker compiles and runs the programs children export (jaxcheck.exported_program):
+    # a hostile one that asks for all memory ends this worker, which costs only its submission.
+    resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
+    worker = _Worker(args, grading_config.load(args.config), os.fdopen(args.report_fd, "w", buffering=1))
+    try:
+        suite_session.serve(worker.config.assignments, worker.serve)
+    finally:
+        worker.close()
+    return 0
+
+
+class _Worker:
+    def __init__(self, args, config: grading_config.GradingConfig, report):
+        self.args, self.config, self._report = args, config, report
+        self._backend = args.sandbox  # "os" or "process", as pipeline.SANDBOX_MODES names them
+        self._zygote: Zygote | None = None
+        self._zygote_failed = False
+        self._renew_zygote()  # first: it imports JAX while this process does the same
+        compilation_cache.enable("grade")
+        self._run_checks: Callable[..., list] = runner.run_checks  # serve() puts the session's in
+        self._programs = (shared_programs.SharedPrograms(args.programs_dir, self._build_programs)
+                          if args.programs_dir is not None else None)
+
+    def serve(self, run_checks) -> None:
+        self._run_checks = run_checks
+        self._send({"ready": True, "pid": os.getpid()})
+        for line in sys.__stdin__ or ():  # pytest replaces sys.stdin while it captures
+            if not self._grade(json.loads(line), run_checks):
+                return
+            self._renew_zygote()
+
+    def close(self) -> None:
+        if self._zygote is not None:
+            self._zygote.close()
+
+    def _grade(self, job: dict, run_checks) -> bool:
+        started = time.monotonic()
+        resources = WorkerResources(run_suite=run_checks, zygote=self._zygote, programs=self._programs)
+        try:
+            options = GradingOptions(seed=self.args.seed, sandbox=self._backend, assignment=self.args.assignment,
+                                     name=job["name"])
+            result = grade_submission(job["path"], self.config, options, resources)
+            seconds = time.monotonic() - started
+            data = result.to_gradescope()
+            data["extra_data"]["finished"] = True
+            data["extra_data"]["sandbox"] = self.args.sandbox
+            data["extra_data"]["student"] = job.get("student")
+            data["extra_data"]["content_sha256"] = job.get("content_sha256")
+            data["extra_data"]["settings"] = grading_settings(self.config, self.args.seed, result.assignment,
+                                                              self.args.sandbox)
+            data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(resources)}
+            # Into the directory the batch parent opened (the same device and inode), never through a link.
+            with OutDir(Path(job["out"]), create=False, identity=tuple(job["out_identity"])) as out:
+                gradescope_json.write_data(data, out, job["name"])
+        except Exception:
+            self._send({"name": job["name"], "failed": traceback.format_exc()[-1500:]})
+            return False
+        self._send({"name": job["name"], "seconds": seconds, **self._memory(resources)})
+        return True
+
+    def _build_programs(self, assignment: str, directory: Path) -> None:
+        """Grade the kit's solution in a child that writes JAX's cache; keep the programs of JAX's own operations."""
+        solution = grading_config.REPO_ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        defined = shared_programs.defined_names([cell.source for cell in read(solution).cells])  # no solution: raises
+        with tempfile.TemporaryDirectory(prefix="autograder-written-") as written:
+            grade_submission(solution, self.config,
+                             GradingOptions(seed=self.args.seed, sandbox=self._backend, assignment=assignment),
+                             WorkerResources(run_suite=self._run_checks, zygote=self._zygote,
+                                             write_programs_to=Path(written)))
+            shared_programs.keep_library_programs(Path(written), defined, directory)
+
+    def _memory(self, resources: WorkerResources) -> dict:
+        """Peak resident memory so far, in MiB: this worker, its zygote, and this submission's sandbox children."""
+        return {"worker_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                "zygote_peak_rss_mb": round(self._zygote.maxrss_kb / 1024, 1) if self._zygote else None,
+                "sandbox_peak_rss_mb": round(resources.child_peak_rss_kb / 1024, 1) or None}
+
+    def _renew_zygote(self) -> None:
+        """A zygote for the next submission: the running one, or a new one if it died."""
+        if self._zygote_failed:
+            return
+        if self._zygote is not None and self._zygote.alive:
+            return
+        if self._zygote is not None:
+            never_ready = not self._zygote.ready
+            self._zygote.close()
+            self._zygote = None
+            if never_ready:  # it cannot start here: do not try again for every submission
+                self._zygote_failed = True
+                print("autograder: the zygote could not start; each submission will start its own",
+                      file=sys.__stderr__)
+                return
+        try:
+            self._zygote = Zygote(mode=self.args.sandbox, programs=self.args.programs_dir)
+        except (OSError, ZygoteUnavailable) as error:
+            print(f"autograder: the zygote could not start ({error}); each submission will start its own",
+                  file=sys.__stderr__)
+
+    def _send(self, message: dict) -> None:
+        self._report.write(json.dumps(message) + "\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,179 @@
+"""Grading one submission: a pipeline of named steps.
+
+read the file -> resolve the assignment -> find the examples to skip ->
+load it into a backend ->
+run the assignment's suite -> score each check from grading.toml.
+Every failure becomes feedback and zero points for what it affects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Collection
+
+from autograder.catalog import messages
+from autograder.check.pytest_plugin import CheckOutcome
+from autograder.check.results import CheckResult, SubmissionResult
+from autograder.check.runner import run_checks
+from autograder.check.said_once import say_each_thing_once
+from autograder.check.submission import Submission
+from autograder.grading_config import GradingConfig
+from autograder.load import example_cells
+from autograder.load.submission_source import (
+    SubmissionError,
+    assignment_in_file_name,
+    guess_assignment,
+    read,
+    resolve_assignment,
+)
+from autograder.sandbox.inprocess import InProcessTransport, load_namespace
+from autograder.sandbox.limits import ChildLimits
+from autograder.sandbox.parent import SandboxTransport
+
+if TYPE_CHECKING:
+    from autograder.sandbox.shared_programs import SharedPrograms
+    from autograder.sandbox.zygote_client import Zygote
+
+# Where submission code runs; one name everywhere (`--sandbox os|process`, nbgrader's setting):
+# "os": a sandbox child in the OS sandbox (sandbox.os_isolation); "process": a sandbox child
+# without OS isolation (explicitly weaker); "inprocess": the student's own process (`check`).
+SANDBOX_MODES = ("os", "process", "inprocess")
+
+
+@dataclasses.dataclass(frozen=True)
+class GradingOptions:
+    """How to grade a submission: what the caller decides, not what the submission says."""
+
+    seed: int  # the hidden inputs' seed
+    sandbox: str = "os"  # one of SANDBOX_MODES
+    assignment: str | None = None  # overrides the notebook's metadata and its file name
+    functions: Collection[str] | None = None  # grade only these functions (a check cell); None: all
+    name: str | None = None  # the result's name; default: the file's stem
+    hints: str | None = None  # hint level; default grading.toml's grade_hints ($AUTOGRADER_HINTS wins)
+
+    def __post_init__(self):
+        if self.sandbox not in SANDBOX_MODES:
+            raise ValueError(f"GradingOptions.sandbox is {self.sandbox!r}; expected one of {SANDBOX_MODES}")
+        if self.functions is not None and not isinstance(self.functions, frozenset):
+            object.__setattr__(self, "functions", frozenset(self.functions))
+
+
+@dataclasses.dataclass
+class WorkerResources:
+    """What a long-lived batch worker lends to each submission it grades.
+
+    `run_suite` is its long-lived pytest session (check.suite_session), `zygote`
+    forks the sandbox children, `programs` is the batch's store of JAX's
+    compiled programs (sandbox.shared_programs.SharedPrograms); to build that
+    store the worker grades the solution with `write_programs_to`, a directory
+    that receives what the child compiled. After grading, `child_peak_rss_kb`
+    holds the children's peak memory.
+    """
+
+    run_suite: Callable[..., list[CheckOutcome]] = run_checks
+    zygote: Zygote | None = None
+    programs: SharedPrograms | None = None
+    write_programs_to: Path | None = None
+    child_peak_rss_kb: int = 0
+
+
+def grade_submission(path: Path | str, config: GradingConfig, options: GradingOptions,
+                     worker: WorkerResources | None = None) -> SubmissionResult:
+    """Grade the file at `path`; never raises for anything the submission does."""
+    path = Path(path)
+    worker = worker or WorkerResources()
+    name = options.name or path.stem
+    try:
+        source = read(path)
+        assignment = resolve_assignment(source, config.assignments, options.assignment)
+    except SubmissionError as error:
+        guessed = guess_assignment(path, config.assignments, options.assignment)
+        return unreadable_result(name, path, guessed, config, options.seed, str(error),
+                                 set(options.functions) if options.functions is not None else None)
+    # A Korean notebook gets Korean feedback unless --lang says otherwise.
+    with messages.using(source.language), messages.hints_at(options.hints or config.hint_level("grade")):
+        return _grade_source(source, path, name, assignment, config, options, worker)
+
+
+def _grade_source(source, path: Path, name: str, assignment: str, config: GradingConfig, options: GradingOptions,
+                  worker: WorkerResources) -> SubmissionResult:
+    mismatch = assignment_mismatch(source, assignment, options.assignment, config.assignments)
+    skip = example_cells.cells_to_skip_in(assignment, source.cells, config)
+    functions = set(options.functions) if options.functions is not None else None
+    if options.sandbox in ("os", "process"):
+        transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
+                                     mode=options.sandbox, zygote=worker.zygote, skip_cells=skip,
+                                     programs=worker.programs.for_assignment(assignment) if worker.programs else None,
+                                     write_programs_to=worker.write_programs_to)
+        try:
+            report = transport.start()
+            outcomes = worker.run_suite(assignment, Submission(transport, report.notes), options.seed, functions)
+            printed = transport.captured_output()
+            problem = transport.load_problem
+        finally:
+            transport.close()
+            worker.child_peak_rss_kb = max(worker.child_peak_rss_kb, transport.child_maxrss_kb)
+    else:
+        namespace, report = load_namespace(source, config.limits.load_seconds, skip)
+        in_process = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds)
+        outcomes = worker.run_suite(assignment, Submission(in_process, report.notes), options.seed, functions)
+        printed, problem = "", None
+    return SubmissionResult(
+        name=name, path=str(path), assignment=assignment, seed=options.seed,
+        checks=score_outcomes(outcomes, assignment, config),
+        notes=[mismatch, *report.notes] if mismatch else list(report.notes), printed_output=printed,
+        problem=problem, assignment_mismatch=mismatch, language=messages.language(),
+    )
+
+
+def assignment_mismatch(source, assignment: str, override: str | None, known: list[str]) -> str | None:
+    """A note naming the disagreement when --assignment, the metadata and the file name point to different
+    assignments."""
+    said = []
+    if override in known:
+        said.append((messages.text("load.source_option"), override))
+    if source.assignment_hint in known:
+        said.append((messages.text("load.source_metadata"), source.assignment_hint))
+    by_name = assignment_in_file_name(source.path, known)
+    if by_name is not None:
+        said.append((messages.text("load.source_file_name"), by_name))
+    if all(named == assignment for _, named in said):
+        return None
+    chosen_by = next(where for where, named in said if named == assignment)
+    evidence = "; ".join(messages.text("load.source_says", source=where, assignment=named)
+                         for where, named in said if named != assignment)
+    return messages.text("load.assignment_mismatch", assignment=assignment, chosen_by=chosen_by, evidence=evidence)
+
+
+def score_outcomes(outcomes: list[CheckOutcome], assignment: str, config: GradingConfig) -> list[CheckResult]:
+    """Points from grading.toml: all of a check's points if it passed, else none; each hint said once."""
+    checks = []
+    for outcome in outcomes:
+        points = config.points_for(assignment, outcome.function, outcome.prop)
+        checks.append(CheckResult(outcome.function, outcome.prop, points if outcome.passed else 0.0,
+                                  points, outcome.passed, outcome.feedback))
+    return say_each_thing_once(checks)
+
+
+def unreadable_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int,
+                      detail: str, functions: set[str] | None = None) -> SubmissionResult:
+    """Every check of the assignment at zero, each with the same feedback."""
+    checks = []
+    if assignment is not None:
+        for function, props in config.points[assignment].items():
+            if functions is not None and function not in functions:
+                continue
+            for prop, points in props.items():
+                checks.append(CheckResult(function, prop, 0.0, points, False, detail))
+    return SubmissionResult(name=name, path=str(path), assignment=assignment, seed=seed, checks=checks, notes=[detail],
+                            problem="unreadable")
+
+
+def crashed_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int,
+                   detail: str) -> SubmissionResult:
+    """The placeholder written before grading starts, and kept if grading dies."""
+    result = unreadable_result(name, path, assignment, config, seed,
+                               messages.text("report.grader_crashed", detail=detail))
+    result.problem = "grader_error"
+    return result

@@ -1,0 +1,93 @@
+"""nbgrader preprocessors for this course, registered in nbgrader_config.py.
+
+ExecuteUntilKernelDies: nbgrader's Execute, made to survive a kernel that dies
+or hangs. What nbgrader 0.9.6 does on its own when the kernel dies during
+`nbgrader autograde` (a segfault, `os._exit`, `os.kill(os.getpid(), 9)`, the
+OOM killer): nbclient raises DeadKernelError, nbgrader treats the whole
+submission as an error, deletes the autograded notebook, writes no scores and
+exits 1. A first submission is left with every grade at "no score, needs
+manual grading"; a *resubmission* graded with `--force` silently keeps the
+scores of the previous run, full marks included, and gets no feedback. The
+same happens when a cell outlives its time limit and keeps running after the
+interrupt (code that catches KeyboardInterrupt): nbclient raises
+CellTimeoutError once the kernel stays busy. This preprocessor instead records
+what happened as an error output on the cell that was running and a "not run"
+error on every later code cell, and lets autograding go on. nbgrader scores a
+grade cell with an error output 0, so the check cells that ran before keep
+the points they earned, all later ones score 0, and the feedback says why.
+
+RestoreMissingCheckCells: nbgrader's OverwriteCells, whose
+`add_missing_cells` puts a deleted grade cell back after the cell that
+preceded it in the source notebook. nbgrader 0.9.6 fails the whole submission
+(KeyError) when that preceding cell was deleted too, e.g. a student who
+deleted an exercise's solution cell and its check cell. This version inserts
+the cell after the nearest preceding source cell that is still there.
+"""
+
+from __future__ import annotations
+
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import Execute, OverwriteCells
+
+from autograder.catalog import messages
+
+KERNEL_DIED = messages.text("nbgrader.kernel_died")
+KERNEL_STUCK = messages.text("nbgrader.kernel_stuck")
+NOT_RUN = messages.text("nbgrader.not_run")
+
+
+def _error(ename: str, evalue: str):
+    return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+class ExecuteUntilKernelDies(Execute):
+    """Execute every cell; once the kernel is dead or stuck, fail the rest instead of the submission."""
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._stopped = False
+        return super().preprocess(nb, resources, km)
+
+    def preprocess_cell(self, cell, resources, index):
+        if getattr(self, "_stopped", False):
+            if cell.cell_type == "code":
+                cell.outputs = [_error("NotRun", NOT_RUN)]
+                cell.execution_count = None
+            return cell, self.resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self._stop(cell, index, "KernelDied", KERNEL_DIED)
+        except CellTimeoutError:
+            self._stop(cell, index, "KernelStuck", KERNEL_STUCK)
+        return cell, self.resources
+
+    def _stop(self, cell, index: int, ename: str, message: str) -> None:
+        self._stopped = True
+        self.log.warning("Cell %d: %s", index, message)
+        cell.outputs.append(_error(ename, message))
+
+
+class RestoreMissingCheckCells(OverwriteCells):
+    """OverwriteCells whose re-added grade cells go after the nearest surviving source cell."""
+
+    def add_missing_grade_cells(self, nb, resources):
+        source_notebook = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+        source_cells = list(source_notebook.source_cells)
+        source_ids = [cell.name for cell in source_cells]
+        solution_ids = {cell.name for cell in source_notebook.solution_cells}
+        for grade_cell in source_notebook.grade_cells:
+            present = {_grade_id(cell): index for index, cell in enumerate(nb.cells) if _grade_id(cell)}
+            if grade_cell.name in present:
+                continue
+            self.log.warning("Missing grade cell %s encountered, adding to notebook", grade_cell.name)
+            position = source_ids.index(grade_cell.name)
+            before = [present[name] for name in source_ids[:position] if name in present]
+            restored = self.missing_cell_transform(source_cells[position], grade_cell.max_score,
+                                                   is_solution=grade_cell.name in solution_ids)
+            nb.cells.insert(max(before) + 1 if before else 0, restored)
+        return nb, resources
+
+
+def _grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")

@@ -1,1 +1,0 @@
-"""Small, reusable JAX checks: tracing, jaxpr structure, trace counts, comparisons, hints."""

@@ -1,0 +1,1 @@
+"""Reading submissions: which student, which notebook, which code cells."""

@@ -1,0 +1,232 @@
+"""Reading a submission file into the code cells the grader will run.
+
+A submission is a notebook (read and validated with nbformat) or a `.py`
+file (one cell). Check cells and IPython-only lines (as IPython's own input
+transformer finds them) are dropped here, each with a note, so that executing
+the cells needs no IPython; a cell that cannot be read costs only itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import sys
+from pathlib import Path
+
+from autograder.catalog import messages
+
+
+def _import_nbformat():
+    """nbformat, without the second that jsonschema spends on an unused grammar.
+
+    nbformat imports jsonschema, whose format checkers import rfc3987_syntax
+    when it is installed (it is, as a Jupyter dependency); that module builds
+    an Earley parser for IRIs at import time, about 1 s of CPU, more than
+    importing JAX. Notebook schemas use no IRI formats, so the import is
+    refused while nbformat loads (jsonschema then skips those two checkers)
+    and allowed again afterwards.
+    """
+    if "nbformat" in sys.modules:
+        return sys.modules["nbformat"]
+    blocked = "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # makes `import rfc3987_syntax` raise ImportError
+    try:
+        import nbformat
+    finally:
+        if blocked and sys.modules.get("rfc3987_syntax", ...) is None:
+            del sys.modules["rfc3987_syntax"]
+    return nbformat
+
+
+nbformat = _import_nbformat()
+
+
+class SubmissionError(Exception):
+    """The submission cannot be read at all; every check scores 0."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeCell:
+    number: int  # 1-based position among the notebook's cells, as Jupyter users count
+    source: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SubmissionSource:
+    path: Path
+    cells: tuple[CodeCell, ...]
+    assignment_hint: str | None  # from notebook metadata, if any
+    notes: tuple[str, ...]
+    language: str | None = None  # the notebook's own language (metadata autograder.language), if any
+
+
+_CHECK_CALL = re.compile(r"^\s*(from\s+autograder(\.\w+)*\s+import|import\s+autograder)", re.M)
+
+
+def read(path: Path | str) -> SubmissionSource:
+    """Read `path` into code cells; raise SubmissionError if it cannot be read."""
+    path = Path(path)
+    if not path.is_file():
+        raise SubmissionError(messages.text("load.file_missing", path=path))
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SubmissionError(messages.text("load.not_utf8", path=path)) from None
+    if path.suffix == ".py":
+        return SubmissionSource(path, (CodeCell(1, raw),), None, ())
+    if path.suffix != ".ipynb":
+        raise SubmissionError(messages.text("load.bad_suffix", path=path))
+    return _read_notebook(path, raw)
+
+
+def _read_notebook(path: Path, raw: str) -> SubmissionSource:
+    try:
+        json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise SubmissionError(messages.text("load.not_json", path=path, error=error)) from None
+    try:
+        notebook = nbformat.reads(raw, as_version=4)
+        nbformat.validate(notebook)
+    except Exception as error:  # nbformat raises several unrelated types
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise SubmissionError(
+            messages.text("load.invalid_notebook", path=path, error=detail)
+        ) from None
+    cells: list[CodeCell] = []
+    notes: list[str] = []
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.cell_type != "code":
+            continue
+        if is_check_cell(cell):
+            continue
+        readable = readable_cell(number, cell.source)
+        notes.extend(readable.notes)
+        if readable.source is not None:
+            cells.append(CodeCell(number, readable.source))
+    hint = notebook.metadata.get("autograder", {}).get("assignment")
+    language = notebook.metadata.get("autograder", {}).get("language")
+    return SubmissionSource(path, tuple(cells), hint if isinstance(hint, str) else None, tuple(notes),
+                            language if isinstance(language, str) else None)
+
+
+def is_check_cell(cell) -> bool:
+    """A check cell is an nbgrader grade cell, or any cell that imports the kit."""
+    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
+    if nbgrader.get("grade") and not nbgrader.get("solution"):
+        return True
+    return bool(_CHECK_CALL.search(cell.get("source", "")))
+
+
+@dataclasses.dataclass(frozen=True)
+class ReadableCell:
+    source: str | None  # Python to run, or None: the cell cannot run at all
+    notes: tuple[str, ...] = ()
+
+
+# Cell magics whose body is plain Python that runs as it is: grading runs the body.
+BODY_RUNS_AS_IS = frozenset({"time", "timeit", "capture", "prun"})
+MAX_CELL_CHARACTERS = 1_000_000
+
+
+def readable_cell(number: int, source: str) -> ReadableCell:
+    """The Python a code cell runs in grading, with a note for whatever of it cannot run there.
+
+    IPython's own input transformer decides what is a magic or a shell command
+    (a `%` or `!=` that continues an expression in parentheses is Python); such
+    lines become `pass`, so line numbers stay those the student sees. A cell
+    magic's body runs as it is for `%%time` and the like, and the whole cell is
+    skipped for others (`%%bash`, `%%writefile`). A cell that cannot be read as
+    text (a lone surrogate, a NUL) or by IPython costs only that cell.
+    """
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
+                                                 reason=f"character {error.start + 1} is not valid text"),))
+    if "\0" in source or len(source) > MAX_CELL_CHARACTERS:
+        reason = ("it contains a NUL character" if "\0" in source
+                  else f"it is longer than {MAX_CELL_CHARACTERS} characters")
+        return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number, reason=reason),))
+    if "%" not in source and "!" not in source and "?" not in source:
+        return ReadableCell(source)  # nothing IPython would transform: the common case, no parsing
+    try:
+        transformed = _transformer().transform_cell(source)
+    except Exception as error:  # IPython's transformer raises several types on input it cannot handle
+        return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
+                                                 reason=f"IPython cannot read it: {type(error).__name__}"),))
+    original, converted = source.splitlines(), transformed.splitlines()
+    if converted and converted[0].lstrip().startswith("get_ipython().run_cell_magic(") and original:
+        return _cell_magic(number, original)
+    if len(original) != len(converted):
+        return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
+                                                 reason="IPython changes its lines in a way grading cannot follow"),))
+    kept, notes = [], []
+    for before, after in zip(original, converted, strict=False):  # IPython may add or drop lines
+        if before != after and "get_ipython()" in after:
+            notes.append(messages.text("load.magic_skipped", cell=number, line=before.strip()))
+            # `pass` keeps an indented block that held only a magic valid.
+            kept.append(f"{before[: len(before) - len(before.lstrip())]}pass")
+        else:
+            kept.append(before)
+    return ReadableCell("\n".join(kept) if notes else source, tuple(notes))
+
+
+def _cell_magic(number: int, lines: list[str]) -> ReadableCell:
+    magic = lines[0].strip()[2:].split(maxsplit=1)[0] if lines[0].strip()[2:].strip() else ""
+    if magic in BODY_RUNS_AS_IS:
+        body = readable_cell(number, "\n".join(lines[1:]))
+        note = messages.text("load.cell_magic_body_run", cell=number, magic=magic)
+        source = None if body.source is None else "\n".join(["pass", body.source])  # line 1 was the magic
+        return ReadableCell(source, (note, *body.notes))
+    return ReadableCell(None, (messages.text("load.cell_magic_skipped", cell=number, magic=magic),))
+
+
+def _transformer():
+    global _TRANSFORMER
+    if _TRANSFORMER is None:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        _TRANSFORMER = TransformerManager()
+    return _TRANSFORMER
+
+
+_TRANSFORMER = None
+
+
+def strip_ipython_lines(source: str) -> tuple[str, list[str]]:
+    """The cell's source with IPython-only lines made `pass` (see readable_cell), and the lines skipped."""
+    readable = readable_cell(0, source)
+    if readable.source is None:
+        return source, []
+    skipped = [line for line, kept in zip(source.splitlines(), readable.source.splitlines(), strict=False)
+               if line != kept]
+    return readable.source, [line.strip() for line in skipped]
+
+
+def resolve_assignment(source: SubmissionSource, known: list[str], override: str | None) -> str:
+    """The assignment to grade: --assignment, else notebook metadata, else the file name."""
+    for candidate in (override, source.assignment_hint, assignment_in_file_name(source.path, known)):
+        if candidate in known:
+            return candidate
+    raise SubmissionError(
+        messages.text("load.unknown_assignment", path=source.path, known=", ".join(known))
+    )
+
+
+def assignment_in_file_name(path: Path, known: list[str]) -> str | None:
+    """The longest known assignment name inside the file's name, if any."""
+    matches = [name for name in sorted(known, key=len, reverse=True) if name in path.stem]
+    return matches[0] if matches else None
+
+
+def guess_assignment(path: Path, known: list[str], override: str | None) -> str | None:
+    """For a result made without grading (a placeholder, an unreadable file): resolve_assignment's order,
+    reading what can be read; None if nothing names a known assignment."""
+    if override in known:
+        return override
+    try:
+        return resolve_assignment(read(path), known, None)
+    except Exception:  # unreadable, or hostile in a way read() reports: the file name is all there is
+        return assignment_in_file_name(path, known)

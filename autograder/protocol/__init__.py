@@ -1,0 +1,1 @@
+"""The data that crosses between the trusted parent and the sandbox child."""

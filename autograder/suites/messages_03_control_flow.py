@@ -1,0 +1,38 @@
+"""03_control_flow: this assignment's own sentences, beside its suite.
+
+ENGLISH holds the worked fixes (a hint's recipe level, which may show solution code)
+and the other sentences only this suite says; IDEAS and APIS are the first two levels
+of its hints (see catalog/hint_ideas.py). catalog/messages.py merges them; they reach
+neither the sandbox child nor the student package. Translations: catalog/locale/<language>.po,
+under the same keys.
+"""
+
+ENGLISH: dict[str, str] = {
+    "03_control_flow.square.keep_traced": "`negate` may be traced, so choose between the two results with `lax.cond(negate, true_fun, false_fun, x)` instead of a Python `if` or a static argument: both branches are compiled into one program, which serves both values.",
+    "03_control_flow.square.use_cond": "Choose between the two computations with `lax.cond(negate, true_fun, false_fun, x)`; this exercise is about `lax.cond` (`jnp.where` computes both results and selects elementwise).",
+    "03_control_flow.sum_init.keep_traced": "`num` may be traced, so loop with `lax.fori_loop(0, num, body_fun, init_val)` (its bounds may be traced) instead of `range(num)` or a static argument: one compiled program then serves every num.",
+    "03_control_flow.sum_init.unrolled_fix": "Loop with `lax.fori_loop` instead of a Python loop over the entries of x: it stays a single loop in the compiled program however long x is.",
+    "03_control_flow.sum_init.use_fori_loop": "Write the sum as `lax.fori_loop(0, num, body_fun, init_val)` with `body_fun(i, total)` adding `x[i]`; this exercise is about `lax.fori_loop`.",
+    "03_control_flow.power_iteration.keep_traced": "`num_iters` may be traced, so loop with `lax.fori_loop(0, num_iters, body_fun, v)` instead of `range(num_iters)` or a static argument: one compiled program then serves every num_iters.",
+    "03_control_flow.collatz_steps.use_while_loop": "The number of steps depends on the value of n, so loop with `lax.while_loop(cond_fun, body_fun, (n, steps))`; this exercise is about `lax.while_loop`.",
+}
+
+IDEAS: dict[str, str] = {
+    "03_control_flow.square.keep_traced": "`negate` may be traced, so neither a Python `if` nor a static argument can choose the branch. Choose between the two computations inside the compiled program.",
+    "03_control_flow.square.use_cond": "this exercise is about `lax.cond`: choose between the two computations with it (`jnp.where` computes both results and selects elementwise).",
+    "03_control_flow.sum_init.keep_traced": "`num` may be traced, so `range(num)` or a static argument cannot set the length of the loop. Loop inside the compiled program, with a loop whose bounds may be traced.",
+    "03_control_flow.sum_init.unrolled_fix": "A Python loop over the entries of x is unrolled while tracing, one step per entry. A JAX loop keeps one loop body in the compiled program however long x is.",
+    "03_control_flow.sum_init.use_fori_loop": "this exercise is about `lax.fori_loop`: write the sum as a loop body that adds one entry to the running total.",
+    "03_control_flow.power_iteration.keep_traced": "`num_iters` may be traced, so `range(num_iters)` or a static argument cannot set the number of iterations. Loop inside the compiled program, with a loop whose bounds may be traced.",
+    "03_control_flow.collatz_steps.use_while_loop": "The number of steps depends on the value of n, so the loop has to run inside the compiled program until a condition fails: this exercise is about `lax.while_loop`.",
+}
+
+APIS: dict[str, tuple[str, ...]] = {
+    "03_control_flow.square.keep_traced": ("jax.lax.cond",),
+    "03_control_flow.square.use_cond": ("jax.lax.cond",),
+    "03_control_flow.sum_init.keep_traced": ("jax.lax.fori_loop",),
+    "03_control_flow.sum_init.unrolled_fix": ("jax.lax.fori_loop",),
+    "03_control_flow.sum_init.use_fori_loop": ("jax.lax.fori_loop",),
+    "03_control_flow.power_iteration.keep_traced": ("jax.lax.fori_loop",),
+    "03_control_flow.collatz_steps.use_while_loop": ("jax.lax.while_loop",),
+}
