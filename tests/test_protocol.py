@@ -1,0 +1,79 @@
+"""The parent-child protocol: typed requests both ways, and errors the parent reads without trusting them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from autograder.child.cell_execution import LoadReport
+from autograder.child.executor import Executor
+from autograder.protocol import requests, wire_format
+from autograder.protocol.errors import ChildError, ErrorKind
+
+EVERY_REQUEST = [
+    requests.Load(name="submission.ipynb", skip_cells=(3, 4), compilation_cache=None, programs="/programs/x",
+                  language="ko"),
+    requests.CompiledPrograms(),
+    requests.Describe("selu"),
+    requests.Call("selu", {"args": [{"__array__": 0}], "kwargs": {}}, mode="vmap", in_axes=(0, None),
+                  static_argnums=(1,), key_reuse_check=True),
+    requests.Trace("power", {"args": [], "kwargs": {}}, static_argnums=(1,)),
+    requests.CountTraces("power", {"warmup": [], "calls": []}, static_argnames=("n",), count_all=True),
+    requests.Export("per_example_grads@with_loss", {"args": [], "kwargs": {}}),
+]
+
+
+@pytest.mark.parametrize("request_", EVERY_REQUEST, ids=lambda r: r.op)
+def test_every_request_crosses_the_pipe_unchanged(request_):
+    assert requests.parse(requests.header(request_)) == request_
+
+
+@pytest.mark.parametrize("header, said", [
+    ({"op": "shell", "command": "id"}, "unknown op 'shell'"),
+    ({"op": "describe", "function": "f", "eval": "1"}, "describe has no field 'eval'"),
+    ({"op": "call"}, "call: "),
+    (["describe"], "must be a JSON object"),
+])
+def test_a_header_that_is_not_a_request_is_refused_with_what_is_wrong(header, said):
+    with pytest.raises(requests.RequestError, match=said):
+        requests.parse(header)
+
+
+def test_the_executor_answers_missing_functions_with_a_typed_error():
+    executor = Executor({}, LoadReport(notes=[], not_implemented_cells=[2]))
+    answer, arrays = executor.handle(requests.Describe("selu"), [])
+    assert answer["exists"] is False and arrays == []
+    answer, _ = executor.handle(requests.Call("selu", {"args": [], "kwargs": {}}), [])
+    error = ChildError.from_wire(answer["error"])
+    assert error.kind is ErrorKind.MISSING and error.function == "selu" and error.not_implemented_cells == (2,)
+
+
+def test_a_student_exception_arrives_as_a_raised_error_with_its_type_and_line():
+    namespace: dict = {}
+    exec(compile("def selu(x):\n    raise NotImplementedError('todo')\n", "<cell 1>", "exec"), namespace)
+    executor = Executor(namespace, LoadReport(notes=[], not_implemented_cells=[]))
+    skeleton, arrays = wire_format.encode({"args": (np.ones(2),), "kwargs": {}}, lambda leaf: leaf)
+    answer, _ = executor.handle(requests.Call("selu", skeleton), arrays)
+    error = ChildError.from_wire(answer["error"])
+    assert error.kind is ErrorKind.RAISED and error.type == "NotImplementedError" and error.is_not_implemented
+    assert error.where == {"function": "selu", "line": 2}
+
+
+@pytest.mark.parametrize("wire", [None, "raised", {"kind": "root_shell"}, {"kind": 7}])
+def test_a_malformed_error_from_the_child_becomes_bad_output(wire):
+    assert ChildError.from_wire(wire).kind is ErrorKind.BAD_OUTPUT
+
+
+def test_error_fields_of_the_wrong_type_are_dropped_and_long_text_is_cut():
+    error = ChildError.from_wire({"kind": "raised", "type": ["list"], "mro": ["ValueError", 3, None],
+                                  "message": "x" * 10_000, "where": "line 1", "similar": "selu"})
+    assert error.type == "" and error.mro == ("ValueError",) and error.where is None and error.similar == ()
+    assert len(error.message) == 2000
+
+
+def test_a_child_error_round_trips_through_its_wire_form():
+    error = ChildError(ErrorKind.TAMPERED, changes=("jax.jit was replaced",))
+    assert ChildError.from_wire(error.to_wire()) == error
+    assert dataclasses.asdict(ChildError.from_wire({"kind": "timeout"}))["kind"] is ErrorKind.TIMEOUT
