@@ -87,3 +87,14 @@ def test_a_key_defined_by_two_catalogs_is_refused():
     shared = {"02_where.selu.values": "one"}
     with pytest.raises(ValueError, match="02_where.selu.values.*already defines"):
         assignment_catalogs.merge(shared, {"02_where.selu.values": "two"}, "autograder.suites.messages_02_where")
+
+
+def test_child_side_code_imports_nothing_from_the_trusted_side():
+    files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    for folder in ("child", "protocol"):
+        for path in (PACKAGE / folder).glob("*.py"):
+            trusted = sorted(name for name in _imports(path, set(files))
+                             if name.startswith(("autograder.check", "autograder.grade", "autograder.sandbox",
+                                                 "autograder.suites", "autograder.integrations",
+                                                 "autograder.reports")))
+            assert not trusted, f"{path.relative_to(PACKAGE)} imports {trusted}, which belong to the trusted side"

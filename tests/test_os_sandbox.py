@@ -16,8 +16,8 @@ import pytest
 
 from autograder import grading_config
 from autograder.child.confinement import WORKDIR
+from autograder.protocol.limits import ChildLimits
 from autograder.sandbox import os_isolation
-from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
 from autograder.sandbox.zygote_client import Zygote
 

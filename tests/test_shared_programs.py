@@ -14,11 +14,12 @@ import pytest
 from conftest import REPO
 
 from autograder import grading_config
+from autograder.child.compiled_programs import CACHE_DIRECTORY
 from autograder.grade.batch import grade_batch
 from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
 from autograder.load.submission_source import read
 from autograder.sandbox import shared_programs
-from autograder.sandbox.shared_programs import CACHE_DIRECTORY, SharedPrograms, defined_names, is_library_program
+from autograder.sandbox.shared_programs import SharedPrograms, defined_names, is_library_program
 
 ASSIGNMENT = "02_where"
 SOLUTION = REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

@@ -18,7 +18,7 @@ import pytest
 
 from autograder import grading_config
 from autograder.child.confinement import WORKDIR
-from autograder.sandbox.limits import ChildLimits
+from autograder.protocol.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
 from autograder.sandbox.zygote_client import ForkedChild, Zygote
 

@@ -28,7 +28,7 @@ import os
 import select
 import signal
 
-from autograder.sandbox.limits import ChildLimits
+from autograder.protocol.limits import ChildLimits
 
 WORKDIR = "/sandbox"  # the child's private tmpfs, its cwd, HOME and TMPDIR
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 import os
 
 from autograder.catalog import messages
-from autograder.child import audit_guard, tamper
+from autograder.child import audit_guard, compiled_programs, tamper
 from autograder.child.cell_execution import LoadReport, execute_cells
 from autograder.child.executor import Executor, failure
 from autograder.load.submission_source import SubmissionError, read
 from autograder.protocol import framing, requests
 from autograder.protocol.errors import ChildError, ErrorKind
-from autograder.sandbox import shared_programs
 
 # The only file names a submission is written under: nothing of the original name reaches the disk.
 _SUBMISSION_NAMES = {name: name for name in ("submission.ipynb", "submission.py")}
@@ -33,7 +32,7 @@ def _prepare(request: requests.Load, arrays: list, snapshot: tamper.Snapshot) ->
     with open(name, "wb") as handle:
         if arrays:
             handle.write(arrays[0].tobytes())
-    snapshot = shared_programs.use_in_child(request.compilation_cache, snapshot, request.programs)
+    snapshot = compiled_programs.use_in_child(request.compilation_cache, snapshot, request.programs)
     audit_guard.install(os.getcwd(), audit_guard.default_readable(), audit_guard.default_hidden())
     return snapshot
 
@@ -81,7 +80,7 @@ def serve(request_fd: int, response_fd: int, snapshot: tamper.Snapshot | None = 
             executor, answer = load(_SUBMISSION_NAMES.get(request.name, "submission.py"), frozenset(request.skip_cells))
             out = []
         elif isinstance(request, requests.CompiledPrograms):
-            answer, out = shared_programs.written_in_child()
+            answer, out = compiled_programs.written_in_child()
         elif request is None:
             pass
         elif executor is None:

@@ -50,7 +50,7 @@ import threading
 import time
 import traceback
 
-from autograder.sandbox.limits import ChildLimits
+from autograder.protocol.limits import ChildLimits
 
 MAX_MESSAGE_BYTES = 64 * 1024
 FDS_PER_CHILD = 3  # request read end, response write end, output pipe

@@ -27,8 +27,8 @@ from autograder.load.submission_source import (
     read,
     resolve_assignment,
 )
+from autograder.protocol.limits import ChildLimits
 from autograder.sandbox.inprocess import InProcessTransport, load_namespace
-from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
 
 if TYPE_CHECKING:

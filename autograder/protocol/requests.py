@@ -27,7 +27,7 @@ class Load:
     op: ClassVar[str] = "load"
     name: str  # the file name the child writes it under: submission.ipynb or submission.py
     skip_cells: tuple[int, ...] = ()  # unchanged examples nothing graded depends on (load.example_cells)
-    compilation_cache: str | None = None  # shared_programs.READ or WRITE, or None
+    compilation_cache: str | None = None  # program_store.READ or WRITE, or None
     programs: str | None = None  # where the batch's shared programs appear to the child
     language: str = "en"  # the language of the notes made while loading
 

@@ -34,10 +34,10 @@ from autograder.catalog import messages
 from autograder.child.cell_execution import LoadReport
 from autograder.child.confinement import WORKDIR
 from autograder.grading_config import Limits
-from autograder.protocol import framing, requests
+from autograder.protocol import framing, program_store, requests
 from autograder.protocol.errors import ChildError, ErrorKind, TransportFailure
+from autograder.protocol.limits import ChildLimits
 from autograder.sandbox import os_isolation
-from autograder.sandbox.limits import ChildLimits
 from autograder.sandbox.zygote_client import ForkedChild, Zygote, ZygoteUnavailable, child_environment
 
 MODES = ("os", "process")
@@ -199,11 +199,9 @@ class SandboxTransport:
         return str(self._programs)
 
     def _cache_mode(self) -> str | None:
-        from autograder.sandbox import shared_programs
-
         if self._programs is not None:
-            return shared_programs.READ
-        return shared_programs.WRITE if self._write_programs_to is not None else None
+            return program_store.READ
+        return program_store.WRITE if self._write_programs_to is not None else None
 
     def _fork_child(self) -> None:
         """A fresh child with new pipes; its output goes to this transport's drain."""

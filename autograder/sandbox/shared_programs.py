@@ -16,7 +16,8 @@ Why the trust model holds:
 - the files are written only while kit code runs (the solution notebook and
   the suite's requests), in a sandbox child, and checked by name before they
   are kept;
-- a child reads only its own copy, inside its own directory; what it writes
+- a child reads only its own copy, inside its own directory (the child's side
+  is child/compiled_programs.py); what it writes
   there is deleted with it and read by no one;
 - no program of the answer key reaches a child: a program named after
   anything the solution defines (its functions, lambdas, the kit's wrappers
@@ -29,19 +30,14 @@ Why the trust model holds:
 from __future__ import annotations
 
 import ast
-import dataclasses
-import os
-import re
 import shutil
 from pathlib import Path
 from typing import Callable
 
 from filelock import FileLock
 
-CACHE_DIRECTORY = ".jax-cache"  # inside a child's working directory
-MAX_BYTES = 256 << 20
-READ, WRITE = "read", "write"
-_ENTRY = re.compile(r"^jit_(?P<name>.+)-[0-9a-f]{64}(-cache|-atime)?$")
+from autograder.protocol.program_store import ENTRY as _ENTRY
+from autograder.protocol.program_store import MAX_BYTES, READ, WRITE  # noqa: F401  (the modes a Load names)
 
 # Primitives whose compiled program holds a function the program's caller passed in.
 FUNCTION_CARRIERS = frozenset({
@@ -119,56 +115,9 @@ def keep_library_programs(written: Path, defined: frozenset[str], directory: Pat
             shutil.copyfile(entry, directory / entry.name)
 
 
-def written_in_child() -> tuple[dict, list]:
-    """In a writing child: the entries of its JAX cache, as names and byte arrays for the pipe."""
-    import numpy as np
-
-    names, arrays, total = [], [], 0
-    for entry in sorted(os.scandir(CACHE_DIRECTORY), key=lambda e: e.name) if os.path.isdir(CACHE_DIRECTORY) else []:
-        if entry.is_file(follow_symlinks=False) and _ENTRY.match(entry.name):
-            with open(entry.path, "rb") as handle:
-                data = handle.read(MAX_BYTES + 1)
-            total += len(data)
-            if total > MAX_BYTES:
-                break
-            names.append(entry.name)
-            arrays.append(np.frombuffer(data, dtype=np.uint8))
-    return {"ok": True, "names": names}, arrays
-
-
 def write_received(target: Path, names: list, arrays: list) -> None:
     """In the trusted parent: write the entries a writing child sent (unfiltered: see keep_library_programs)."""
     target.mkdir(parents=True, exist_ok=True)
     for name, data in zip(names, arrays, strict=True):
         if isinstance(name, str) and _ENTRY.match(name) and "/" not in name:
             (target / name).write_bytes(data.tobytes())
-
-
-def use_in_child(mode: str | None, snapshot, programs: str | None = None):
-    """In the child, before the submission loads: point JAX's cache at its working directory.
-
-    A reading child first copies the store `programs` there (never a link:
-    the child may write to its own files, never to the store, which the OS
-    sandbox shows read-only anyway). Returns the tamper snapshot with these
-    settings as the recorded ones, so that only a change made by student code
-    counts as tampering.
-    """
-    if mode not in (READ, WRITE):
-        return snapshot
-    import jax
-
-    if mode == READ and programs is not None and os.path.isdir(programs):
-        shutil.copytree(programs, CACHE_DIRECTORY, symlinks=False, dirs_exist_ok=True)
-
-    settings = {
-        "jax_compilation_cache_dir": os.path.abspath(CACHE_DIRECTORY),
-        # Reading: nothing compiles for a billion seconds, so nothing is ever written.
-        "jax_persistent_cache_min_compile_time_secs": 0.0 if mode == WRITE else 1e9,
-        "jax_persistent_cache_min_entry_size_bytes": 0,
-        # JAX's GPU caches would put the directory's path into every cache key.
-        "jax_persistent_cache_enable_xla_caches": "",
-    }
-    for name, value in settings.items():
-        jax.config.update(name, value)
-    return dataclasses.replace(snapshot, config=dict(snapshot.config,
-                                                     **{name: jax.config.values[name] for name in settings}))

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 
 from autograder.child.zygote import MAX_MESSAGE_BYTES
-from autograder.sandbox.limits import ChildLimits
+from autograder.protocol.limits import ChildLimits
 
 START_SECONDS = 120.0
 _ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
