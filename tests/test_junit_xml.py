@@ -140,9 +140,9 @@ def test_write_is_atomic_and_replaces_a_link_without_following_it(tmp_path):
 
 
 def test_real_grading_results_render(tmp_path, seed):
-    """The shape `autograder grade` writes (via grading.unreadable_result, no sandbox needed)."""
+    """The shape `autograder grade` writes (via grade.unfinished_results, no sandbox needed)."""
     from autograder import grading_config
-    from autograder.grade.pipeline import crashed_result
+    from autograder.grade.unfinished_results import crashed_result
 
     config = grading_config.load()
     result = crashed_result("alice", tmp_path / "alice.ipynb", "02_where", config, seed, "worker died").to_gradescope()

@@ -146,3 +146,48 @@ def test_the_store_holds_library_programs_only_and_children_cannot_change_it(tmp
                               WorkerResources(programs=store))
     assert result.score == result.max_score > 0, json.dumps([c.feedback for c in result.checks])
     assert {entry.name: hashlib.sha256(entry.read_bytes()).hexdigest() for entry in directory.iterdir()} == before
+
+
+def test_a_jax_primitive_named_like_part_of_a_solution_name_is_kept():
+    # 07's solution defines `dot`; JAX's eager dot_general must still be shared, `dot` itself must not.
+    primitives = shared_programs.primitive_names()
+    assert "dot_general" in primitives
+    assert is_library_program(f"jit_dot_general-{HASH}-cache", frozenset({"dot"}), primitives)
+    assert not is_library_program(f"jit_dot-{HASH}-cache", frozenset({"dot"}), primitives)
+    assert not is_library_program(f"jit_while-{HASH}-cache", frozenset(), primitives | {"while"})
+
+
+def test_a_build_split_in_parts_merges_every_part_once(tmp_path):
+    built = []
+
+    def build(assignment, directory, part=0, parts=1):
+        built.append(part)
+        (directory / f"jit_part{part}-{HASH}-cache").write_bytes(b"x")
+
+    first = SharedPrograms(tmp_path, build, parts=3, first_part=1)
+    second = SharedPrograms(tmp_path, build, parts=3, first_part=2)
+    directory = first.for_assignment(ASSIGNMENT)
+    assert second.for_assignment(ASSIGNMENT) == directory
+    assert sorted(built) == [0, 1, 2] and built[0] == 1
+    assert sorted(p.name for p in directory.iterdir()) == sorted(f"jit_part{k}-{HASH}-cache" for k in range(3))
+
+
+def test_a_failed_part_adds_nothing_and_the_others_are_still_shared(tmp_path):
+    def build(assignment, directory, part=0, parts=1):
+        if part == 1:
+            raise RuntimeError("this part's solution checks failed")
+        (directory / f"jit_part{part}-{HASH}-cache").write_bytes(b"x")
+
+    directory = SharedPrograms(tmp_path, build, parts=2).for_assignment(ASSIGNMENT)
+    assert [p.name for p in directory.iterdir()] == [f"jit_part0-{HASH}-cache"]
+
+
+def test_the_store_of_an_assignment_with_many_programs_is_complete(tmp_path):
+    """07 compiles more programs than a submission may write files: its store must hold them all."""
+    config = grading_config.load()
+    assignment = "07_vmap_pytrees"
+    solution = REPO / "solutions" / assignment / f"{assignment}.ipynb"
+    written = tmp_path / "written"
+    grade_submission(solution, config, GradingOptions(seed=2026, assignment=assignment),
+                     WorkerResources(write_programs_to=written))
+    assert len(list(written.iterdir())) > 64  # the cap on a submission's own files (child.audit_guard)

@@ -29,9 +29,14 @@ MAX_CREATED_FILES = 64
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def install(workdir: str, readable: tuple[str, ...], hidden: tuple[str, ...]) -> None:
-    """Confine the rest of this process; `hidden` wins over `readable`."""
+def install(workdir: str, readable: tuple[str, ...], hidden: tuple[str, ...], uncounted: tuple[str, ...] = ()) -> None:
+    """Confine the rest of this process; `hidden` wins over `readable`.
+
+    Writes into `uncounted` (directories inside `workdir`) do not count towards MAX_CREATED_FILES: a child
+    that runs only the kit's code and writes JAX's cache there (sandbox.shared_programs' writing child).
+    """
     workdir = os.path.realpath(workdir)
+    uncounted = tuple(os.path.realpath(p) for p in uncounted if inside_root(os.path.realpath(p), workdir))
     readable = tuple(os.path.realpath(p) for p in (*readable, workdir))
     hidden = tuple(os.path.realpath(p) for p in hidden)
     created = [0]
@@ -59,6 +64,8 @@ def install(workdir: str, readable: tuple[str, ...], hidden: tuple[str, ...]) ->
             if writing:
                 if not inside(path, (workdir,)):
                     raise PermissionError(f"writing {path} is not allowed while grading")
+                if inside(path, uncounted):
+                    return
                 created[0] += 1
                 if created[0] > MAX_CREATED_FILES:
                     raise PermissionError("too many files written while grading")
@@ -71,6 +78,10 @@ def install(workdir: str, readable: tuple[str, ...], hidden: tuple[str, ...]) ->
                     raise PermissionError(f"{event} on {path} is not allowed while grading")
 
     sys.addaudithook(hook)
+
+
+def inside_root(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + os.sep)
 
 
 def default_readable() -> tuple[str, ...]:

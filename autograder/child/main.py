@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 
 from autograder.catalog import messages
-from autograder.child import audit_guard, compiled_programs, tamper
+from autograder.child import audit_guard, compiled_programs, mlir_context, tamper
 from autograder.child.cell_execution import LoadReport, execute_cells
 from autograder.child.executor import Executor, failure
 from autograder.load.submission_source import SubmissionError, read
-from autograder.protocol import framing, requests
+from autograder.protocol import framing, program_store, requests
 from autograder.protocol.errors import ChildError, ErrorKind
 
 # The only file names a submission is written under: nothing of the original name reaches the disk.
@@ -33,7 +33,11 @@ def _prepare(request: requests.Load, arrays: list, snapshot: tamper.Snapshot) ->
         if arrays:
             handle.write(arrays[0].tobytes())
     snapshot = compiled_programs.use_in_child(request.compilation_cache, snapshot, request.programs)
-    audit_guard.install(os.getcwd(), audit_guard.default_readable(), audit_guard.default_hidden())
+    # A writing child runs the kit's solution only: JAX's cache entries (one file per program) are not
+    # capped like a submission's files, or an assignment with many programs would share only some.
+    uncounted = ((os.path.abspath(compiled_programs.CACHE_DIRECTORY),)
+                 if request.compilation_cache == program_store.WRITE else ())
+    audit_guard.install(os.getcwd(), audit_guard.default_readable(), audit_guard.default_hidden(), uncounted)
     return snapshot
 
 
@@ -61,6 +65,7 @@ def serve(request_fd: int, response_fd: int, snapshot: tamper.Snapshot | None = 
     import jax  # noqa: F401  (imported before student code, so its time is not the student's)
     import jax.numpy  # noqa: F401
 
+    mlir_context.reuse_one_per_thread()
     if snapshot is None:
         snapshot = tamper.take()
     executor = None

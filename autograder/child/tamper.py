@@ -72,14 +72,16 @@ def find_and_undo(snapshot: Snapshot) -> list[str]:
     import jax
 
     changes = []
+    config = jax.config.values  # a new dict at every access: once, not once per option
     for name, value in snapshot.config.items():
-        current = jax.config.values.get(name, _MISSING)
+        current = config.get(name, _MISSING)
         if current is not value and current != value:
             changes.append(f"jax.config.{name} was changed from {value!r} to {current!r}")
             try:
                 jax.config.update(name, value)
             except Exception:  # some options cannot be set after start-up; report anyway
                 pass
+            config = jax.config.values  # as live as before: an update may move other options too
     modules = {name: importlib.import_module(name) for name in {module for module, _ in snapshot.attributes}}
     for (module_name, name), value in snapshot.attributes.items():
         current = vars(modules[module_name]).get(name, _MISSING)

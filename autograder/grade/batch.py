@@ -26,18 +26,18 @@ import queue
 import shutil
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.catalog import messages
 from autograder.check.results import SubmissionResult
 from autograder.grade.batch_progress import Progress, finished_from, summary
-from autograder.grade.pipeline import crashed_result
 from autograder.grade.result_provenance import changed_settings, content_digest, grading_settings
+from autograder.grade.unfinished_results import crashed_result
 from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, worker_command
 from autograder.grading_config import GradingConfig
 from autograder.load.submission_identity import Identity, identify_all
-from autograder.load.submission_source import guess_assignment
 from autograder.reports import class_report, grades_csv, gradescope_json
 from autograder.reports.out_dir import OutDir, safe_component
 
@@ -219,40 +219,51 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
                 continue
             if reason != messages.text("batch.resume_reason.no_result"):
                 print(messages.text("batch.resume_regraded", name=item.name, reason=reason), file=stream)
-        placeholder = _crashed(item, config, seed, assignment, "grading was interrupted before it finished")
-        _write_quietly(placeholder, item, out)
         todo.append((item, digest))
     if resume:
         print(messages.text("batch.resume_reused", count=reused), file=stream)
     if not todo:
         return
-    pending: queue.SimpleQueue[tuple[BatchItem, str | None]] = queue.SimpleQueue()
-    for entry in todo:
-        pending.put(entry)
     programs = Path(tempfile.mkdtemp(prefix="autograder-programs-"))  # the workers' shared_programs store
-    programs.chmod(0o755)  # children read it (through a read-only view) as uids of their own
-    progress = Progress(len(todo), stream)
+    handles: list[WorkerHandle] = []
+    progress = None
     try:
-        command = worker_command(config.source, seed, assignment, sandbox, programs)
+        programs.chmod(0o755)  # children read it (through a read-only view) as uids of their own
+        # The workers start first: their imports, pytest session and zygote (seconds) overlap the
+        # placeholders below; none gets a job before every placeholder is written.
         workers = max(1, min(jobs, len(todo)))
+        for index in range(workers):
+            handles.append(WorkerHandle(worker_command(config.source, seed, assignment, sandbox, programs,
+                                                       index=index, workers=workers)))
+            handles[-1].spawn()
+        for item, _digest in todo:
+            placeholder = _crashed(item, config, seed, assignment, "grading was interrupted before it finished")
+            _write_quietly(placeholder, item, out)
+        pending: queue.SimpleQueue[tuple[BatchItem, str | None]] = queue.SimpleQueue()
+        for entry in todo:
+            pending.put(entry)
+        progress = Progress(len(todo), stream)
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for done in [pool.submit(_drain, pending, command, out, config, seed, assignment, progress)
-                         for _ in range(workers)]:
+            for done in [pool.submit(_drain, pending, handle, out, config, seed, assignment, progress)
+                         for handle in handles]:
                 done.result()
     finally:
-        progress.close()
+        for handle in handles:
+            handle.close()  # a no-op for those _drain closed
+        if progress is not None:
+            progress.close()
         shutil.rmtree(programs, ignore_errors=True)
 
 
-def _drain(pending: queue.SimpleQueue, command: list[str], out: OutDir, config: GradingConfig, seed: int,
+def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, config: GradingConfig, seed: int,
            assignment: str | None, progress: Progress) -> None:
     """One worker's share: grade submissions from `pending` until none is left."""
-    worker = WorkerHandle(command)
     try:
         while True:
             try:
                 item, digest = pending.get_nowait()
             except queue.Empty:
+                _prepare_report()
                 return
             # The worker writes <out>/<name>/results.json itself, into the directory this parent opened.
             job = {"path": str(item.path), "name": item.name, "out": str(out.path), "out_identity": list(out.identity),
@@ -264,6 +275,28 @@ def _drain(pending: queue.SimpleQueue, command: list[str], out: OutDir, config: 
             progress.finished(finished_from(item.name, item.student, _read_back(item, out, config, seed, assignment)))
     finally:
         worker.close()
+
+
+_report_prepared = threading.Event()
+
+
+def _prepare_report() -> None:
+    """Import the class report's plotting (matplotlib, about a second) while the last submissions are graded.
+
+    Called when a worker finds no job left: its core is free until the batch ends.
+    """
+    if _report_prepared.is_set():
+        return
+    _report_prepared.set()
+
+    def load() -> None:
+        try:
+            from matplotlib import figure  # noqa: F401
+            from matplotlib.backends import backend_agg  # noqa: F401
+        except Exception:
+            pass  # class_report says what went wrong, when it needs them
+
+    threading.Thread(target=load, name="autograder-report-imports", daemon=True).start()
 
 
 def _write_quietly(result, item: BatchItem, out: OutDir) -> None:
@@ -316,5 +349,7 @@ def _read_back(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, a
 def _crashed(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None,
              detail: str) -> SubmissionResult:
     """The result of a submission whose grading did not finish: zero for every check, under its assignment."""
+    from autograder.load.submission_source import guess_assignment  # reads notebooks: not before workers start
+
     return crashed_result(item.name, item.path, guess_assignment(item.path, config.assignments, assignment), config,
                           seed, detail)

@@ -31,17 +31,16 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
+# Only what starting the zygote needs: it starts before this process imports pytest, numpy
+# and JAX (seconds, see _Worker), so that both import at the same time.
 from autograder import grading_config
-from autograder.check import runner, suite_session
-from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
-from autograder.grade.result_provenance import grading_settings
-from autograder.load.submission_source import read
-from autograder.reports import gradescope_json
-from autograder.reports.out_dir import OutDir
-from autograder.sandbox import compilation_cache, shared_programs
+from autograder.sandbox import compilation_cache
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
+
+if TYPE_CHECKING:
+    from autograder.grade.pipeline import WorkerResources
 
 WORKER_MEMORY_BYTES = 8 << 30
 
@@ -55,16 +54,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-fd", type=int, required=True)
     parser.add_argument("--programs-dir", type=Path,
                         help="the batch's store of JAX's compiled programs, shared by its workers")
+    parser.add_argument("--build-parts", type=int, default=1,
+                        help="split building the store's programs of an assignment into this many parts")
+    parser.add_argument("--worker-index", type=int, default=0, help="which part this worker builds first")
     args = parser.parse_args(argv)
     # The worker compiles and runs the programs children export (jaxcheck.exported_program):
     # a hostile one that asks for all memory ends this worker, which costs only its submission.
     resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
     worker = _Worker(args, grading_config.load(args.config), os.fdopen(args.report_fd, "w", buffering=1))
+    from autograder.check import suite_session
+
     try:
         suite_session.serve(worker.config.assignments, worker.serve)
     finally:
         worker.close()
-    return 0
+    # Every result is written (atomically) and reported: what interpreter shutdown would still do,
+    # mostly tearing down JAX's CPU backend, only delays the batch, which waits for this exit.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 class _Worker:
@@ -74,9 +85,13 @@ class _Worker:
         self._zygote: Zygote | None = None
         self._zygote_failed = False
         self._renew_zygote()  # first: it imports JAX while this process does the same
+        from autograder.check import runner
+        from autograder.sandbox import shared_programs
+
         compilation_cache.enable("grade")
         self._run_checks: Callable[..., list] = runner.run_checks  # serve() puts the session's in
-        self._programs = (shared_programs.SharedPrograms(args.programs_dir, self._build_programs)
+        self._programs = (shared_programs.SharedPrograms(args.programs_dir, self._build_programs,
+                                                         parts=args.build_parts, first_part=args.worker_index)
                           if args.programs_dir is not None else None)
 
     def serve(self, run_checks) -> None:
@@ -92,6 +107,11 @@ class _Worker:
             self._zygote.close()
 
     def _grade(self, job: dict, run_checks) -> bool:
+        from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
+        from autograder.grade.result_provenance import grading_settings
+        from autograder.reports import gradescope_json
+        from autograder.reports.out_dir import OutDir
+
         started = time.monotonic()
         resources = WorkerResources(run_suite=run_checks, zygote=self._zygote, programs=self._programs)
         try:
@@ -116,13 +136,23 @@ class _Worker:
         self._send({"name": job["name"], "seconds": seconds, **self._memory(resources)})
         return True
 
-    def _build_programs(self, assignment: str, directory: Path) -> None:
-        """Grade the kit's solution in a child that writes JAX's cache; keep the programs of JAX's own operations."""
+    def _build_programs(self, assignment: str, directory: Path, part: int = 0, parts: int = 1) -> None:
+        """Grade the kit's solution in a child that writes JAX's cache; keep the programs of JAX's own operations.
+
+        Part `part` of `parts`: only the checks of every parts-th of the assignment's functions."""
+        from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
+        from autograder.load.submission_source import read
+        from autograder.sandbox import shared_programs
+
         solution = grading_config.REPO_ROOT / "solutions" / assignment / f"{assignment}.ipynb"
         defined = shared_programs.defined_names([cell.source for cell in read(solution).cells])  # no solution: raises
+        functions = set(list(self.config.functions(assignment))[part::parts]) if parts > 1 else None
+        if functions == set():
+            return  # more parts than functions
         with tempfile.TemporaryDirectory(prefix="autograder-written-") as written:
             grade_submission(solution, self.config,
-                             GradingOptions(seed=self.args.seed, sandbox=self._backend, assignment=assignment),
+                             GradingOptions(seed=self.args.seed, sandbox=self._backend, assignment=assignment,
+                                            functions=functions),
                              WorkerResources(run_suite=self._run_checks, zygote=self._zygote,
                                              write_programs_to=Path(written)))
             shared_programs.keep_library_programs(Path(written), defined, directory)

@@ -18,6 +18,7 @@ from autograder.check.results import CheckResult, SubmissionResult
 from autograder.check.runner import run_checks
 from autograder.check.said_once import say_each_thing_once
 from autograder.check.submission import Submission
+from autograder.grade.unfinished_results import unreadable_result
 from autograder.grading_config import GradingConfig
 from autograder.load import example_cells
 from autograder.load.submission_source import (
@@ -156,24 +157,3 @@ def score_outcomes(outcomes: list[CheckOutcome], assignment: str, config: Gradin
     return say_each_thing_once(checks)
 
 
-def unreadable_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int,
-                      detail: str, functions: set[str] | None = None) -> SubmissionResult:
-    """Every check of the assignment at zero, each with the same feedback."""
-    checks = []
-    if assignment is not None:
-        for function, props in config.points[assignment].items():
-            if functions is not None and function not in functions:
-                continue
-            for prop, points in props.items():
-                checks.append(CheckResult(function, prop, 0.0, points, False, detail))
-    return SubmissionResult(name=name, path=str(path), assignment=assignment, seed=seed, checks=checks, notes=[detail],
-                            problem="unreadable")
-
-
-def crashed_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int,
-                   detail: str) -> SubmissionResult:
-    """The placeholder written before grading starts, and kept if grading dies."""
-    result = unreadable_result(name, path, assignment, config, seed,
-                               messages.text("report.grader_crashed", detail=detail))
-    result.problem = "grader_error"
-    return result

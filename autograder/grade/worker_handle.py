@@ -36,13 +36,25 @@ class WorkerHandle:
         self._reports: int | None = None
         self._buffer = b""
         self._log: IO[bytes] | None = None
+        self._ready = False
+
+    def spawn(self) -> None:
+        """Start the worker process without waiting for it: its imports overlap the caller's work.
+
+        The first grade() waits for it to be ready (or fails that job, as a worker that cannot start does).
+        """
+        if self._process is None:
+            self._spawn()
 
     def grade(self, job: dict, seconds: float) -> dict:
         """Have the worker grade `job`; returns its report, or raises WorkerFailed."""
         if self._process is not None and self._process.poll() is not None:
             self._failure("")  # it ended between jobs (not this job's doing): start afresh
         if self._process is None:
-            self._start()
+            self._spawn()
+        if not self._ready:
+            self._next_report(READY_SECONDS, "the grading worker did not start")
+            self._ready = True
         jobs = self._process.stdin if self._process is not None else None
         try:
             if jobs is None:
@@ -65,7 +77,8 @@ class WorkerHandle:
         try:
             if process.stdin is not None:
                 process.stdin.close()  # end of jobs: the worker finishes its session and exits
-            process.wait(timeout=30)
+            if self._ready:  # one that never got a job is still starting: nothing of it to wait for
+                process.wait(timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             pass
         self._kill(process)
@@ -75,7 +88,7 @@ class WorkerHandle:
 
     # --- internals -----------------------------------------------------------
 
-    def _start(self) -> None:
+    def _spawn(self) -> None:
         reports, theirs = os.pipe()
         self._log = tempfile.TemporaryFile()
         try:
@@ -85,8 +98,7 @@ class WorkerHandle:
             )
         finally:
             os.close(theirs)
-        self._reports, self._buffer = reports, b""
-        self._next_report(READY_SECONDS, "the grading worker did not start")
+        self._reports, self._buffer, self._ready = reports, b"", False
 
     def _next_report(self, seconds: float, timeout_detail: str) -> dict:
         deadline = time.monotonic() + seconds
@@ -140,9 +152,11 @@ class WorkerHandle:
 
 
 def worker_command(config_path: Path, seed: int, assignment: str | None, sandbox: str,
-                   programs_dir: Path | None = None) -> list[str]:
-    command = [sys.executable, "-m", "autograder.grade.batch_worker", "--seed", str(seed), "--config", str(config_path),
-               "--sandbox", sandbox]
+                   programs_dir: Path | None = None, *, index: int = 0, workers: int = 1) -> list[str]:
+    """The command of worker `index` of `workers` (which part of a store's build it starts with)."""
+    command = [sys.executable, "-m", "autograder.grade.batch_worker", "--seed", str(seed),
+               "--config", str(config_path), "--sandbox", sandbox,
+               "--build-parts", str(workers), "--worker-index", str(index)]
     if assignment:
         command += ["--assignment", assignment]
     if programs_dir is not None:

@@ -267,7 +267,7 @@ def _load_problem(entry: _Entry, output: str) -> str | None:
     if extra.get("finished") is not True:
         return "grader_error"  # the batch's placeholder, or what it wrote when a worker failed
     if output and entry.tests and all(t.get("status") != "passed" and t.get("output") == output for t in entry.tests):
-        return "unreadable"  # grading.unreadable_result: every check at zero with the same feedback
+        return "unreadable"  # grade.unfinished_results.unreadable_result: every check at zero with the same feedback
     return None
 
 

@@ -34,7 +34,7 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from autograder.protocol.program_store import ENTRY as _ENTRY
 from autograder.protocol.program_store import MAX_BYTES, READ, WRITE  # noqa: F401  (the modes a Load names)
@@ -63,52 +63,119 @@ def defined_names(sources: list[str]) -> frozenset[str]:
     return frozenset(names)
 
 
-def is_library_program(entry: str, defined: frozenset[str]) -> bool:
-    """Whether the cache file `entry` holds a program of JAX's own operations only."""
+def is_library_program(entry: str, defined: frozenset[str], primitives: frozenset[str] = frozenset()) -> bool:
+    """Whether the cache file `entry` holds a program of JAX's own operations only.
+
+    `primitives`: the names of JAX's primitives (see primitive_names). A program named exactly after one
+    is JAX's eager dispatch of that primitive, kept even if a defined name is part of it (the
+    solution's `dot` in `dot_general`); one named exactly after a defined name is dropped all the same.
+    """
     match = _ENTRY.match(entry)
     if match is None:
         return False
     name = match.group("name")
-    if name in FUNCTION_CARRIERS or "lambda" in name or "autograder" in name:
+    if name in FUNCTION_CARRIERS or "lambda" in name or "autograder" in name or name in defined:
         return False
-    return not any(own == name or (len(own) >= 3 and own in name) for own in defined)
+    if name in primitives:
+        return True
+    return not any(len(own) >= 3 and own in name for own in defined)
+
+
+def primitive_names() -> frozenset[str]:
+    """The names of the primitives JAX can lower (empty if this JAX does not say): trusted side only."""
+    try:
+        from jax._src.interpreters import mlir
+
+        lowered = set(mlir._lowerings)
+        for table in mlir._platform_specific_lowerings.values():
+            lowered.update(table)
+        return frozenset(str(primitive.name) for primitive in lowered)
+    except Exception:
+        return frozenset()
 
 
 class SharedPrograms:
-    """A batch's store: <root>/<assignment>/ holds that assignment's programs, built by the first worker to need them.
+    """A batch's store: <root>/<assignment>/ holds that assignment's programs, built by the workers that need them.
 
     `build(assignment, directory)` fills `directory` (a grading worker grades
     the solution with `write_programs_to`, then calls keep_library_programs). The
     batch's workers share `root`; a file lock per assignment makes one of
     them build while the others wait, and a failed build leaves nothing to
     share (every child compiles everything, as without a store).
+
+    With `parts` > 1 the build is split: `build(assignment, directory, part=p,
+    parts=n)` builds part p of n (the checks of some of the functions), each
+    part under a lock of its own. A worker builds every part no other worker
+    is building, starting with part `first_part`, then waits for the others;
+    so workers that need the same assignment at the same time build it
+    together instead of one building while the others wait. The parts are
+    then merged into <root>/<assignment>/; a failed part adds nothing.
     """
 
-    def __init__(self, root: Path, build: Callable[[str, Path], None]):
+    def __init__(self, root: Path, build: Callable[..., None], *, parts: int = 1, first_part: int = 0):
         self.root = root
         self._build = build
+        self._parts = max(1, parts)
+        self._first_part = first_part % self._parts
 
     def for_assignment(self, assignment: str) -> Path | None:
         """The directory to copy into each child of `assignment`, or None if there is nothing to share."""
         directory = self.root / assignment
+        done = self.root / f"{assignment}.done"
+        if self._parts > 1 and not done.exists():
+            order = [(self._first_part + k) % self._parts for k in range(self._parts)]
+            for part in order:  # the parts nobody is building yet
+                self._build_part(assignment, part, wait=False)
+            for part in order:  # then wait for the others (or build one whose builder died)
+                self._build_part(assignment, part, wait=True)
         with FileLock(str(self.root / f"{assignment}.lock")):
-            done = self.root / f"{assignment}.done"
             if not done.exists():
                 shutil.rmtree(directory, ignore_errors=True)
                 directory.mkdir(mode=0o755, parents=True)
                 try:
-                    self._build(assignment, directory)
+                    if self._parts > 1:
+                        for part in range(self._parts):
+                            built = self._part_directory(assignment, part)
+                            for entry in sorted(built.iterdir()) if built.is_dir() else []:
+                                shutil.copyfile(entry, directory / entry.name)
+                    else:
+                        self._build(assignment, directory)
                 except Exception:
                     shutil.rmtree(directory, ignore_errors=True)
                 done.touch()
         return directory if directory.is_dir() and any(directory.iterdir()) else None
 
+    def _part_directory(self, assignment: str, part: int) -> Path:
+        return self.root / f"{assignment}.part{part}"
+
+    def _build_part(self, assignment: str, part: int, *, wait: bool) -> None:
+        lock = FileLock(str(self.root / f"{assignment}.part{part}.lock"))
+        try:
+            lock.acquire(timeout=-1 if wait else 0)
+        except Timeout:
+            return  # another worker is building it
+        try:
+            done = self.root / f"{assignment}.part{part}.done"
+            if done.exists():
+                return
+            directory = self._part_directory(assignment, part)
+            shutil.rmtree(directory, ignore_errors=True)
+            directory.mkdir(mode=0o755, parents=True)
+            try:
+                self._build(assignment, directory, part=part, parts=self._parts)
+            except Exception:
+                shutil.rmtree(directory, ignore_errors=True)
+            done.touch()
+        finally:
+            lock.release()
+
 
 def keep_library_programs(written: Path, defined: frozenset[str], directory: Path) -> None:
     """Copy from the child's cache directory `written` into `directory` the programs of JAX's own operations."""
     total = 0
+    primitives = primitive_names()
     for entry in sorted(written.iterdir()) if written.is_dir() else []:
-        if entry.is_file() and not entry.is_symlink() and is_library_program(entry.name, defined):
+        if entry.is_file() and not entry.is_symlink() and is_library_program(entry.name, defined, primitives):
             total += entry.stat().st_size
             if total > MAX_BYTES:
                 return
