@@ -68,7 +68,7 @@ def test_defined_names_are_the_functions_classes_and_assignment_targets():
 def test_a_failed_build_shares_nothing_and_is_not_retried(tmp_path):
     calls = []
 
-    def build(assignment, directory):
+    def build(assignment, directory, part=0, parts=1):
         calls.append(assignment)
         raise RuntimeError("no solution")
 
@@ -119,7 +119,7 @@ def test_the_store_holds_library_programs_only_and_children_cannot_change_it(tmp
     config = grading_config.load()
     built = []
 
-    def build(assignment, directory):
+    def build(assignment, directory, part=0, parts=1):
         # What a worker does (see batch_worker._build_programs).
         written = tmp_path / "written"
         grade_submission(SOLUTION, config, GradingOptions(seed=2026), WorkerResources(write_programs_to=written))

@@ -33,16 +33,17 @@ def install(workdir: str, readable: tuple[str, ...], hidden: tuple[str, ...], un
     """Confine the rest of this process; `hidden` wins over `readable`.
 
     Writes into `uncounted` (directories inside `workdir`) do not count towards MAX_CREATED_FILES: a child
-    that runs only the kit's code and writes JAX's cache there (sandbox.shared_programs' writing child).
+    that runs only the kit's code and writes JAX's cache there (child.compiled_programs' writing child).
     """
     workdir = os.path.realpath(workdir)
-    uncounted = tuple(os.path.realpath(p) for p in uncounted if inside_root(os.path.realpath(p), workdir))
     readable = tuple(os.path.realpath(p) for p in (*readable, workdir))
     hidden = tuple(os.path.realpath(p) for p in hidden)
     created = [0]
 
     def inside(path: str, roots: tuple[str, ...]) -> bool:
         return any(path == root or path.startswith(root + os.sep) for root in roots)
+
+    uncounted = tuple(real for real in map(os.path.realpath, uncounted) if inside(real, (workdir,)))
 
     def resolve(path) -> str | None:
         if isinstance(path, int):
@@ -78,10 +79,6 @@ def install(workdir: str, readable: tuple[str, ...], hidden: tuple[str, ...], un
                     raise PermissionError(f"{event} on {path} is not allowed while grading")
 
     sys.addaudithook(hook)
-
-
-def inside_root(path: str, root: str) -> bool:
-    return path == root or path.startswith(root + os.sep)
 
 
 def default_readable() -> tuple[str, ...]:

@@ -97,19 +97,16 @@ def primitive_names() -> frozenset[str]:
 class SharedPrograms:
     """A batch's store: <root>/<assignment>/ holds that assignment's programs, built by the workers that need them.
 
-    `build(assignment, directory)` fills `directory` (a grading worker grades
-    the solution with `write_programs_to`, then calls keep_library_programs). The
-    batch's workers share `root`; a file lock per assignment makes one of
-    them build while the others wait, and a failed build leaves nothing to
-    share (every child compiles everything, as without a store).
-
-    With `parts` > 1 the build is split: `build(assignment, directory, part=p,
-    parts=n)` builds part p of n (the checks of some of the functions), each
-    part under a lock of its own. A worker builds every part no other worker
-    is building, starting with part `first_part`, then waits for the others;
-    so workers that need the same assignment at the same time build it
-    together instead of one building while the others wait. The parts are
-    then merged into <root>/<assignment>/; a failed part adds nothing.
+    `build(assignment, directory, part=p, parts=n)` fills `directory` with
+    part p of n (a grading worker grades the solution's checks of every n-th
+    function with `write_programs_to`, then calls keep_library_programs). The
+    batch's workers share `root`, and each part has a lock of its own: a
+    worker builds every part no other worker is building, starting with part
+    `first_part`, then waits for the others, so workers that need the same
+    assignment at the same time build it together instead of one building
+    while the others wait. The parts are then merged into <root>/<assignment>/.
+    A failed part adds nothing, and a failed build leaves nothing to share
+    (every child compiles everything, as without a store); neither is retried.
     """
 
     def __init__(self, root: Path, build: Callable[..., None], *, parts: int = 1, first_part: int = 0):
@@ -122,7 +119,7 @@ class SharedPrograms:
         """The directory to copy into each child of `assignment`, or None if there is nothing to share."""
         directory = self.root / assignment
         done = self.root / f"{assignment}.done"
-        if self._parts > 1 and not done.exists():
+        if not done.exists():
             order = [(self._first_part + k) % self._parts for k in range(self._parts)]
             for part in order:  # the parts nobody is building yet
                 self._build_part(assignment, part, wait=False)
@@ -133,14 +130,11 @@ class SharedPrograms:
                 shutil.rmtree(directory, ignore_errors=True)
                 directory.mkdir(mode=0o755, parents=True)
                 try:
-                    if self._parts > 1:
-                        for part in range(self._parts):
-                            built = self._part_directory(assignment, part)
-                            for entry in sorted(built.iterdir()) if built.is_dir() else []:
-                                shutil.copyfile(entry, directory / entry.name)
-                    else:
-                        self._build(assignment, directory)
-                except Exception:
+                    for part in range(self._parts):
+                        built = self._part_directory(assignment, part)
+                        for entry in sorted(built.iterdir()) if built.is_dir() else []:
+                            shutil.copyfile(entry, directory / entry.name)
+                except OSError:
                     shutil.rmtree(directory, ignore_errors=True)
                 done.touch()
         return directory if directory.is_dir() and any(directory.iterdir()) else None
@@ -163,7 +157,7 @@ class SharedPrograms:
             directory.mkdir(mode=0o755, parents=True)
             try:
                 self._build(assignment, directory, part=part, parts=self._parts)
-            except Exception:
+            except Exception:  # no solution, a failing check: this part shares nothing
                 shutil.rmtree(directory, ignore_errors=True)
             done.touch()
         finally:
