@@ -10,7 +10,7 @@ from nbformat import v4
 
 from autograder.child.cell_execution import execute_cells
 from autograder.grade.pipeline import GradingOptions, grade_submission
-from autograder.load.submission_source import SubmissionError, read, resolve_assignment
+from autograder.load.submission_source import SubmissionError, guess_assignment, read, resolve_assignment
 
 KNOWN = ["01_immutable_updates", "02_where"]
 
@@ -137,3 +137,21 @@ def test_endless_loop_in_a_function_costs_only_that_function(tmp_path, backend, 
     positive = [c for c in result.checks if c.function == "sum_of_positive_numbers"]
     assert all(not c.passed and "did not finish within 3 s" in c.feedback for c in selu)
     assert all(c.passed for c in positive)
+
+
+def test_autograder_metadata_that_is_not_an_object_is_ignored(tmp_path):
+    path = _notebook(tmp_path / "kim_02_where.ipynb", "x = 1", metadata={"autograder": "02_where"})
+    source = read(path)
+    assert source.assignment_hint is None and source.language is None and len(source.cells) == 1
+    assert resolve_assignment(source, KNOWN, None) == "02_where"  # from the file name
+
+
+def test_a_placeholder_guesses_the_assignment_in_the_graders_order_without_reading_cells(tmp_path):
+    declared = _notebook(tmp_path / "kim_01_immutable_updates.ipynb", "x = (",
+                         metadata={"autograder": {"assignment": "02_where"}})
+    assert guess_assignment(declared, KNOWN, None) == "02_where"  # metadata before the file name
+    assert guess_assignment(declared, KNOWN, "01_immutable_updates") == "01_immutable_updates"
+    broken = tmp_path / "lee_01_immutable_updates.ipynb"
+    broken.write_text("{ not json")
+    assert guess_assignment(broken, KNOWN, None) == "01_immutable_updates"
+    assert guess_assignment(tmp_path / "missing.ipynb", KNOWN, None) is None

@@ -105,10 +105,15 @@ def _read_notebook(path: Path, raw: str) -> SubmissionSource:
         notes.extend(readable.notes)
         if readable.source is not None:
             cells.append(CodeCell(number, readable.source))
-    hint = notebook.metadata.get("autograder", {}).get("assignment")
-    language = notebook.metadata.get("autograder", {}).get("language")
-    return SubmissionSource(path, tuple(cells), hint if isinstance(hint, str) else None, tuple(notes),
-                            language if isinstance(language, str) else None)
+    return SubmissionSource(path, tuple(cells), _declared(notebook.metadata, "assignment"), tuple(notes),
+                            _declared(notebook.metadata, "language"))
+
+
+def _declared(metadata: object, field: str) -> str | None:
+    """A text field of the notebook's `autograder` metadata; None if it is missing or not text."""
+    section = metadata.get("autograder") if isinstance(metadata, dict) else None
+    value = section.get(field) if isinstance(section, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def is_check_cell(cell) -> bool:
@@ -223,10 +228,19 @@ def assignment_in_file_name(path: Path, known: list[str]) -> str | None:
 
 def guess_assignment(path: Path, known: list[str], override: str | None) -> str | None:
     """For a result made without grading (a placeholder, an unreadable file): resolve_assignment's order,
-    reading what can be read; None if nothing names a known assignment."""
-    if override in known:
-        return override
+    without reading the cells; None if nothing names a known assignment."""
+    for candidate in (override, _declared_assignment(path), assignment_in_file_name(path, known)):
+        if candidate in known:
+            return candidate
+    return None
+
+
+def _declared_assignment(path: Path) -> str | None:
+    """The assignment a notebook's metadata names, from its JSON alone; None for anything unreadable."""
     try:
-        return resolve_assignment(read(path), known, None)
-    except Exception:  # unreadable, or hostile in a way read() reports: the file name is all there is
-        return assignment_in_file_name(path, known)
+        if path.suffix != ".ipynb" or not path.is_file():
+            return None
+        notebook = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return _declared(notebook.get("metadata") if isinstance(notebook, dict) else None, "assignment")
