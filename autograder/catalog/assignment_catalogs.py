@@ -6,7 +6,8 @@ recipe level of its hints), IDEAS and APIS (the first two hint levels).
 They are found by name, not imported by a statement, so the sandbox child
 (whose view holds only the modules it imports) and the student package
 (which ships no suites) never hold the suites' advice, which may quote
-reference code.
+reference code. Their translations are in catalog/locale/<language>.po, under
+the same keys as every other sentence.
 """
 
 from __future__ import annotations

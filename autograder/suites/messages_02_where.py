@@ -1,11 +1,4 @@
-"""02_where: this assignment's own sentences, beside its suite.
-
-ENGLISH holds the worked fixes (a hint's recipe level, which may show solution code)
-and the other sentences only this suite says; IDEAS and APIS are the first two levels
-of its hints (see catalog/hint_ideas.py). catalog/messages.py merges them; they reach
-neither the sandbox child nor the student package. Translations: catalog/locale/<language>.po,
-under the same keys.
-"""
+"""02_where: this assignment's own sentences and hints (see catalog/assignment_catalogs.py)."""
 
 ENGLISH: dict[str, str] = {
     "02_where.masked_mean.empty": "with no True entry, `sum / count` is 0 / 0 = NaN. Divide by `jnp.maximum(count, 1)` (the sum is 0 then), or choose with `jnp.where(count > 0, ..., 0.0)`; sum with `jnp.where(mask, x, 0)` so no boolean indexing is needed.",

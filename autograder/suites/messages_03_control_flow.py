@@ -1,11 +1,4 @@
-"""03_control_flow: this assignment's own sentences, beside its suite.
-
-ENGLISH holds the worked fixes (a hint's recipe level, which may show solution code)
-and the other sentences only this suite says; IDEAS and APIS are the first two levels
-of its hints (see catalog/hint_ideas.py). catalog/messages.py merges them; they reach
-neither the sandbox child nor the student package. Translations: catalog/locale/<language>.po,
-under the same keys.
-"""
+"""03_control_flow: this assignment's own sentences and hints (see catalog/assignment_catalogs.py)."""
 
 ENGLISH: dict[str, str] = {
     "03_control_flow.square.keep_traced": "`negate` may be traced, so choose between the two results with `lax.cond(negate, true_fun, false_fun, x)` instead of a Python `if` or a static argument: both branches are compiled into one program, which serves both values.",

@@ -1,11 +1,4 @@
-"""04_static_args: this assignment's own sentences, beside its suite.
-
-ENGLISH holds the worked fixes (a hint's recipe level, which may show solution code)
-and the other sentences only this suite says; IDEAS and APIS are the first two levels
-of its hints (see catalog/hint_ideas.py). catalog/messages.py merges them; they reach
-neither the sandbox child nor the student package. Translations: catalog/locale/<language>.po,
-under the same keys.
-"""
+"""04_static_args: this assignment's own sentences and hints (see catalog/assignment_catalogs.py)."""
 
 ENGLISH: dict[str, str] = {
     "04_static_args.power.decorate": "Put `@partial(jax.jit, static_argnums=1)` (from `functools import partial`) above `def power`, so that `power` itself is the jitted function and `n` is static.",

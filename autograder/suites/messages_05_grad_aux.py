@@ -1,11 +1,4 @@
-"""05_grad_aux: this assignment's own sentences, beside its suite.
-
-ENGLISH holds the worked fixes (a hint's recipe level, which may show solution code)
-and the other sentences only this suite says; IDEAS and APIS are the first two levels
-of its hints (see catalog/hint_ideas.py). catalog/messages.py merges them; they reach
-neither the sandbox child nor the student package. Translations: catalog/locale/<language>.po,
-under the same keys.
-"""
+"""05_grad_aux: this assignment's own sentences and hints (see catalog/assignment_catalogs.py)."""
 
 ENGLISH: dict[str, str] = {
     "05_grad_aux.loss_with_aux.structure": "`loss_with_aux` returns a pair `(mse, aux)`: `mse` is a float32 scalar and `aux` is a dict with exactly the keys \"predictions\" and \"residuals\", as `jax.grad(..., has_aux=True)` expects (loss first, then the auxiliary pytree).",

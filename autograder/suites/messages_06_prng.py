@@ -1,11 +1,4 @@
-"""06_prng: this assignment's own sentences, beside its suite.
-
-ENGLISH holds the worked fixes (a hint's recipe level, which may show solution code)
-and the other sentences only this suite says; IDEAS and APIS are the first two levels
-of its hints (see catalog/hint_ideas.py). catalog/messages.py merges them; they reach
-neither the sandbox child nor the student package. Translations: catalog/locale/<language>.po,
-under the same keys.
-"""
+"""06_prng: this assignment's own sentences and hints (see catalog/assignment_catalogs.py)."""
 
 ENGLISH: dict[str, str] = {
     "06_prng.generate_linear_samples.recipe": "Follow the recipe exactly; the split order matters: `key_x, key_noise = jax.random.split(key)` (first child for x, second for the noise), `x = jax.random.uniform(key_x, (n_samples,))`, `y = slope * x + intercept + noise_scale * jax.random.normal(key_noise, x.shape)`, return `(x, y)` as float32 arrays.",

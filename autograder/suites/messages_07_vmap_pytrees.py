@@ -1,11 +1,4 @@
-"""07_vmap_pytrees: this assignment's own sentences, beside its suite.
-
-ENGLISH holds the worked fixes (a hint's recipe level, which may show solution code)
-and the other sentences only this suite says; IDEAS and APIS are the first two levels
-of its hints (see catalog/hint_ideas.py). catalog/messages.py merges them; they reach
-neither the sandbox child nor the student package. Translations: catalog/locale/<language>.po,
-under the same keys.
-"""
+"""07_vmap_pytrees: this assignment's own sentences and hints (see catalog/assignment_catalogs.py)."""
 
 ENGLISH: dict[str, str] = {
     "07_vmap_pytrees.pairwise_distances.values": "Entry [i, j] is the Euclidean distance between the rows xs[i] and ys[j]. Write it for one pair of rows, `jnp.sqrt(jnp.sum((x - y) ** 2))`, and map it over both inputs: `jax.vmap(jax.vmap(distance, in_axes=(None, 0)), in_axes=(0, None))(xs, ys)` has shape (n, m) (broadcasting `xs[:, None, :] - ys[None, :, :]` works too).",

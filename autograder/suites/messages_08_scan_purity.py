@@ -1,11 +1,4 @@
-"""08_scan_purity: this assignment's own sentences, beside its suite.
-
-ENGLISH holds the worked fixes (a hint's recipe level, which may show solution code)
-and the other sentences only this suite says; IDEAS and APIS are the first two levels
-of its hints (see catalog/hint_ideas.py). catalog/messages.py merges them; they reach
-neither the sandbox child nor the student package. Translations: catalog/locale/<language>.po,
-under the same keys.
-"""
+"""08_scan_purity: this assignment's own sentences and hints (see catalog/assignment_catalogs.py)."""
 
 ENGLISH: dict[str, str] = {
     "08_scan_purity.cumulative_sum.values": "Carry the running total through `lax.scan`: `step(total, v)` returns `(total + v, total + v)`, the new carry and this step's output, and `_, sums = lax.scan(step, jnp.zeros((), x.dtype), x)` stacks the outputs into `[x0, x0 + x1, ...]`, with the shape and dtype of x. The first carry must have the type of the carry that step returns (a float32 scalar here, not `jnp.int32(0)`).",
