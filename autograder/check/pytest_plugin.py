@@ -11,6 +11,7 @@ import contextlib
 import contextvars
 import dataclasses
 import zlib
+from typing import AbstractSet
 
 import numpy as np
 import pytest
@@ -55,7 +56,7 @@ class CheckOutcome:
 
 
 class GradingPlugin:
-    def __init__(self, submission: Submission | None, seed: int, functions: set[str] | None = None):
+    def __init__(self, submission: Submission | None, seed: int, functions: AbstractSet[str] | None = None):
         self._submission = submission
         self._seed = seed
         self._functions = functions
@@ -67,7 +68,7 @@ class GradingPlugin:
         self._submission, self._seed = submission, seed
         self.outcomes = {}
 
-    def selects(self, item, functions: set[str] | None) -> bool:
+    def selects(self, item, functions: AbstractSet[str] | None) -> bool:
         """Whether `item` checks one of `functions` (None: all of them)."""
         function_prop = self._marks.get(item.nodeid)
         return function_prop is not None and (functions is None or function_prop[0] in functions)

@@ -6,6 +6,7 @@ import contextlib
 import io
 import os
 from pathlib import Path
+from typing import AbstractSet
 
 import pytest
 
@@ -31,7 +32,7 @@ PYTEST_OPTIONS = (
 
 
 def run_checks(assignment: str, submission: Submission, seed: int,
-               functions: set[str] | None = None) -> list[CheckOutcome]:
+               functions: AbstractSet[str] | None = None) -> list[CheckOutcome]:
     """Run the suite of `assignment`; one outcome per executed check, in suite order."""
     plugin = GradingPlugin(submission, seed, functions)
     sink = io.StringIO()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 from pathlib import Path
-from typing import Callable
+from typing import AbstractSet, Callable
 
 import pytest
 
@@ -69,7 +69,7 @@ class _Session:
         return True  # the default loop must not run the collected items once more
 
     def run_checks(self, assignment: str, submission: Submission, seed: int,
-                   functions: set[str] | None = None) -> list[CheckOutcome]:
+                   functions: AbstractSet[str] | None = None) -> list[CheckOutcome]:
         suite = runner.suite_path(assignment)
         session = self._session
         if session is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection
+from typing import TYPE_CHECKING, AbstractSet, Callable
 
 from autograder.catalog import messages
 from autograder.check.pytest_plugin import CheckOutcome
@@ -49,7 +49,7 @@ class GradingOptions:
     seed: int  # the hidden inputs' seed
     sandbox: str = "os"  # one of SANDBOX_MODES
     assignment: str | None = None  # overrides the notebook's metadata and its file name
-    functions: Collection[str] | None = None  # grade only these functions (a check cell); None: all
+    functions: AbstractSet[str] | None = None  # grade only these functions (a check cell); None: all
     name: str | None = None  # the result's name; default: the file's stem
     hints: str | None = None  # hint level; default grading.toml's grade_hints ($AUTOGRADER_HINTS wins)
 
@@ -91,7 +91,7 @@ def grade_submission(path: Path | str, config: GradingConfig, options: GradingOp
     except SubmissionError as error:
         guessed = guess_assignment(path, config.assignments, options.assignment)
         return unreadable_result(name, path, guessed, config, options.seed, str(error),
-                                 set(options.functions) if options.functions is not None else None)
+                                 options.functions)
     # A Korean notebook gets Korean feedback unless --lang says otherwise.
     with messages.using(source.language), messages.hints_at(options.hints or config.hint_level("grade")):
         return _grade_source(source, path, name, assignment, config, options, worker)
@@ -101,7 +101,6 @@ def _grade_source(source, path: Path, name: str, assignment: str, config: Gradin
                   worker: WorkerResources) -> SubmissionResult:
     mismatch = assignment_mismatch(source, assignment, options.assignment, config.assignments)
     skip = example_cells.cells_to_skip_in(assignment, source.cells, config)
-    functions = set(options.functions) if options.functions is not None else None
     if options.sandbox in ("os", "process"):
         transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
                                      mode=options.sandbox, zygote=worker.zygote, skip_cells=skip,
@@ -109,7 +108,8 @@ def _grade_source(source, path: Path, name: str, assignment: str, config: Gradin
                                      write_programs_to=worker.write_programs_to)
         try:
             report = transport.start()
-            outcomes = worker.run_suite(assignment, Submission(transport, report.notes), options.seed, functions)
+            outcomes = worker.run_suite(assignment, Submission(transport, report.notes), options.seed,
+                                        options.functions)
             printed = transport.captured_output()
             problem = transport.load_problem
         finally:
@@ -118,7 +118,8 @@ def _grade_source(source, path: Path, name: str, assignment: str, config: Gradin
     else:
         namespace, report = load_namespace(source, config.limits.load_seconds, skip)
         in_process = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds)
-        outcomes = worker.run_suite(assignment, Submission(in_process, report.notes), options.seed, functions)
+        outcomes = worker.run_suite(assignment, Submission(in_process, report.notes), options.seed,
+                                    options.functions)
         printed, problem = "", None
     return SubmissionResult(
         name=name, path=str(path), assignment=assignment, seed=options.seed,

@@ -8,13 +8,14 @@ nbformat, numpy, JAX).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import AbstractSet
 
 from autograder.check.results import CheckResult, SubmissionResult
 from autograder.grading_config import GradingConfig
 
 
 def unreadable_result(name: str, path: Path, assignment: str | None, config: GradingConfig, seed: int,
-                      detail: str, functions: set[str] | None = None) -> SubmissionResult:
+                      detail: str, functions: AbstractSet[str] | None = None) -> SubmissionResult:
     """Every check of the assignment at zero, each with the same feedback."""
     checks = []
     if assignment is not None:

@@ -18,7 +18,7 @@ import contextlib
 import inspect
 import io
 from pathlib import Path
-from typing import Any, Callable
+from typing import AbstractSet, Any, Callable
 
 import pytest
 
@@ -250,7 +250,7 @@ class RecordingPlugin:
         self._patched.clear()
 
 
-def record_checks(assignment: str, submission: Submission, seed: int, functions: set[str] | None, *,
+def record_checks(assignment: str, submission: Submission, seed: int, functions: AbstractSet[str] | None, *,
                   recorder: Recorder) -> list[CheckOutcome]:
     """runner.run_checks with the recording submission and plugin."""
     from autograder.check.runner import PYTEST_OPTIONS, no_plugin_autoload, suite_path
