@@ -38,6 +38,7 @@ REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "
 KIT_MODULES = (
     "__init__.py", "child/__init__.py", "protocol/__init__.py", "load/__init__.py", "check/__init__.py",
     "sandbox/__init__.py", "catalog/__init__.py", "catalog/assignment_catalogs.py",
+    "catalog/messages.py", "catalog/hint_ideas.py",
     "child/executor.py", "child/harnesses.py", "child/cell_execution.py", "child/time_limits.py",
     "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py",
     "protocol/wire_format.py", "protocol/errors.py", "protocol/requests.py", "load/submission_source.py",
@@ -73,8 +74,9 @@ def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assig
 
     `package_root` is the kit's `autograder/` folder; `data_dir` holds the
     recorded checks (index.json, <assignment>.json and .npz); `assignments`
-    are the names whose exercise-specific sentences are left out of the
-    message catalog (the suites' advice, which quotes reference code).
+    are the names whose exercise-specific translations are left out of the
+    PO catalogs (the suites' advice, which quotes reference code; its English
+    is beside the suites, which the package does not ship).
     """
     files: dict[str, bytes] = {}
     for relative in KIT_MODULES:
@@ -84,9 +86,6 @@ def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assig
         files[f"autograder/{relative}"] = source.read_bytes()
     for relative, text in GENERATED_MODULES.items():
         files[f"autograder/{relative}"] = text.encode()
-    for catalog in ("catalog/messages.py", "catalog/hint_ideas.py"):
-        files[f"autograder/{catalog}"] = catalog_without_exercises(
-            (package_root / catalog).read_text(encoding="utf-8"), assignments).encode()
     locale = package_root / "catalog" / "locale"
     if locale.is_dir():
         for path in sorted(locale.iterdir()):
@@ -131,19 +130,6 @@ def _digest(content: bytes) -> str:
 
 def _is_exercise_key(key: object, assignments: list[str]) -> bool:
     return isinstance(key, str) and key.split(".", 1)[0] in assignments
-
-
-def catalog_without_exercises(source: str, assignments: list[str]) -> str:
-    """messages.py without the entries keyed `<assignment>.*` (the suites' own advice; nothing shipped uses them)."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
-            kept = [(k, v) for k, v in zip(node.keys, node.values, strict=True)
-                    if isinstance(k, ast.Constant) and not _is_exercise_key(k.value,
-                                                                                                        assignments)]
-            node.keys = [k for k, _ in kept]
-            node.values = [v for _, v in kept]
-    return ast.unparse(tree) + "\n"
 
 
 def po_without_exercises(path: Path, assignments: list[str]) -> str:
