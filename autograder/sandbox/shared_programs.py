@@ -36,8 +36,7 @@ from typing import Callable
 
 from filelock import FileLock, Timeout
 
-from autograder.protocol.program_store import ENTRY as _ENTRY
-from autograder.protocol.program_store import MAX_BYTES, READ, WRITE  # noqa: F401  (the modes a Load names)
+from autograder.protocol.program_store import ENTRY, MAX_BYTES
 
 # Primitives whose compiled program holds a function the program's caller passed in.
 FUNCTION_CARRIERS = frozenset({
@@ -70,7 +69,7 @@ def is_library_program(entry: str, defined: frozenset[str], primitives: frozense
     is JAX's eager dispatch of that primitive, kept even if a defined name is part of it (the
     solution's `dot` in `dot_general`); one named exactly after a defined name is dropped all the same.
     """
-    match = _ENTRY.match(entry)
+    match = ENTRY.match(entry)
     if match is None:
         return False
     name = match.group("name")
@@ -180,5 +179,5 @@ def write_received(target: Path, names: list, arrays: list) -> None:
     """In the trusted parent: write the entries a writing child sent (unfiltered: see keep_library_programs)."""
     target.mkdir(parents=True, exist_ok=True)
     for name, data in zip(names, arrays, strict=True):
-        if isinstance(name, str) and _ENTRY.match(name) and "/" not in name:
+        if isinstance(name, str) and ENTRY.match(name) and "/" not in name:
             (target / name).write_bytes(data.tobytes())
