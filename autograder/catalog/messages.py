@@ -66,7 +66,7 @@ ENGLISH: dict[str, str] = {
     # --- Calling student functions -------------------------------------------
     "call.missing_function": "`{function}` is not defined. Define a function named exactly `{function}` (names are case-sensitive), and make sure its cell runs without errors.",
     "call.did_you_mean": "Did you mean `{similar}`? Rename it to `{function}`.",
-    "call.missing_not_implemented": "`{function}` is not defined because its cell still raises NotImplementedError: it is not implemented yet.",
+    "call.missing_not_implemented": "`{function}` is not implemented yet: its cell still raises NotImplementedError, so it is not defined. Replace `raise NotImplementedError()` in that cell with your code.",
     "call.not_callable": "`{function}` is of type {type_name}, not a function. Define it with `def {function}(...)`.",
     "call.not_implemented": "`{function}` is not implemented yet: replace `raise NotImplementedError()` with your code.",
     "call.raised": "{call} raised {error_type}: {error}",
