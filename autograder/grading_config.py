@@ -18,11 +18,27 @@ class GradingConfigError(ValueError):
     """grading.toml is missing, malformed or inconsistent."""
 
 
+# The wall-clock backstop behind every CPU-time limit, as a multiple of it (grading.toml [limits]).
+DEFAULT_BUSY_FACTOR = 10.0
+
+
 @dataclasses.dataclass(frozen=True)
 class Limits:
+    """[limits]: CPU seconds of the submission's own processes, which decide points.
+
+    `busy_factor` times a limit, in wall-clock seconds, is only a backstop:
+    when it runs out first, the machine was too busy, and that request is
+    tried again instead of scored (sandbox.parent).
+    """
+
     submission_seconds: float
     load_seconds: float
     call_seconds: float
+    busy_factor: float = DEFAULT_BUSY_FACTOR
+
+    def backstop(self, cpu_seconds: float) -> float:
+        """The wall-clock seconds after which a limit of `cpu_seconds` of CPU time says "too busy"."""
+        return cpu_seconds * self.busy_factor
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,9 +141,12 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
             submission_seconds=float(limits_raw["submission_seconds"]),
             load_seconds=float(limits_raw["load_seconds"]),
             call_seconds=float(limits_raw["call_seconds"]),
+            busy_factor=float(limits_raw.get("busy_factor", DEFAULT_BUSY_FACTOR)),
         )
     except KeyError as missing:
         raise GradingConfigError(f"{path}: [limits] needs {missing.args[0]}.") from None
+    if limits.busy_factor < 1:
+        raise GradingConfigError(f"{path}: [limits] busy_factor must be at least 1, got {limits.busy_factor:g}.")
     return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})), source=path.resolve(),
                          sandbox=dict(raw.get("sandbox", {})), hint_levels=_hint_levels(raw.get("feedback", {}), path))
 

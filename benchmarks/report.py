@@ -36,6 +36,7 @@ def summarize(results: dict) -> dict:
     walls = [g["seconds"] for g in graded if "seconds" in g]
     memory = {key: max((g.get(key) or 0.0) for g in graded)
               for key in ("worker_peak_rss_mb", "zygote_peak_rss_mb", "sandbox_peak_rss_mb")}
+    runner = [g.get("runner_seconds") or 0.0 for g in graded]
     check = results.get("check", {})
     summary = {
         "machine": results["machine"], "batch": results["batch"],
@@ -47,6 +48,12 @@ def summarize(results: dict) -> dict:
         "per_submission": {"median_seconds": _percentile(walls, 50), "p95_seconds": _percentile(walls, 95),
                            "per_assignment": per_assignment},
         "memory_peak_mib": memory,
+        # Time each submission's checks waited for the clean-room runner (parsing, compiling and
+        # running its exported programs, and starting a runner when one was needed).
+        "runner_seconds": {"median": _percentile(runner, 50), "p95": _percentile(runner, 95),
+                           "mean": sum(runner) / len(runner) if runner else None,
+                           "requests_per_submission": (sum(g.get("runner_requests") or 0 for g in graded) / count
+                                                       if count else None)},
         "check_seconds": check,
         "small_batch": _small_batch(results.get("small_batch")),
         "isolation": results.get("isolation"),
@@ -85,6 +92,11 @@ def table(summary: dict) -> str:
     memory = summary["memory_peak_mib"]
     lines += ["", "peak memory (MiB): " + ", ".join(f"{k.removesuffix('_peak_rss_mb')} {v:.0f}" for k,
                                                     v in memory.items())]
+    runner = summary["runner_seconds"]
+    if runner["mean"] is not None:
+        lines.append(f"clean-room runner per submission: mean {runner['mean'] * 1000:.0f} ms, median "
+                     f"{_num(runner['median'])} s, p95 {_num(runner['p95'])} s, "
+                     f"{runner['requests_per_submission']:.1f} requests")
     if summary["check_seconds"]:
         lines += ["", f"{'checks (s)':<22}{'cold':>7}{'new seed':>10}{'check cell':>12}"]
         for assignment, t in summary["check_seconds"].items():

@@ -77,3 +77,46 @@ def test_a_child_error_round_trips_through_its_wire_form():
     error = ChildError(ErrorKind.TAMPERED, changes=("jax.jit was replaced",))
     assert ChildError.from_wire(error.to_wire()) == error
     assert dataclasses.asdict(ChildError.from_wire({"kind": "timeout"}))["kind"] is ErrorKind.TIMEOUT
+
+
+# --- what crosses between the grading worker and the clean-room runner ------------------------
+
+def test_program_facts_round_trip_through_their_wire_form():
+    from autograder.protocol.program_facts import ProgramFacts
+
+    facts = ProgramFacts(frozenset({"while", "scan", "add"}), 12, 2500, frozenset(), 4)
+    assert ProgramFacts.from_wire(facts.to_wire()) == facts
+    assert facts.collectives == frozenset()
+
+
+@pytest.mark.parametrize("wire", [None, [], {"operations": "while", "equation_count": 3},
+                                  {"operations": ["x" * 65], "equation_count": 3},
+                                  {"operations": [], "equation_count": -1},
+                                  {"operations": [], "equation_count": True}])
+def test_malformed_program_facts_are_refused(wire):
+    from autograder.protocol.program_facts import FactsError, ProgramFacts
+
+    base = {"operations": [], "equation_count": 0, "largest_value_elements": 0, "custom_call_targets": [],
+            "nr_devices": 1}
+    with pytest.raises(FactsError):
+        ProgramFacts.from_wire(dict(base, **wire) if isinstance(wire, dict) else wire)
+
+
+@pytest.mark.parametrize("header, problem", [
+    ({"op": "run_program", "handle": "h", "args_skeleton": {}, "cpu_seconds": 0}, "cpu_seconds"),
+    ({"op": "run_program", "handle": "h", "args_skeleton": {}, "cpu_seconds": True}, "cpu_seconds"),
+    ({"op": "load_program", "cpu_seconds": 5, "path": "/etc/shadow"}, "no field 'path'"),
+    ({"op": "exec", "cpu_seconds": 5}, "unknown op"),
+])
+def test_program_requests_refuse_unknown_ops_fields_and_limits(header, problem):
+    from autograder.protocol import program_requests
+
+    with pytest.raises(requests.RequestError, match=problem):
+        program_requests.parse(header)
+
+
+def test_a_program_request_round_trips_through_its_header():
+    from autograder.protocol import program_requests
+
+    request = program_requests.RunProgram(handle="ab" * 32, args_skeleton={"__dict__": {}}, cpu_seconds=8)
+    assert program_requests.parse(program_requests.header(request)) == request

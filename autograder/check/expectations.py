@@ -5,12 +5,30 @@ from __future__ import annotations
 from typing import Iterable
 
 from autograder.catalog import messages
+from autograder.check.jax_error_hints import hint_for
 from autograder.check.retrace_explanations import explain
-from autograder.check.submission import JaxprFacts, TraceReport
+from autograder.check.submission import ProgramFacts, TraceReport
+from autograder.protocol.errors import ChildError
+from autograder.protocol.program_facts import COLLECTIVES
 
 
-def assert_uses_primitive(facts: JaxprFacts, any_of: Iterable[str], *, function: str, construct: str, why: str) -> None:
-    """The jaxpr contains at least one of the primitives `any_of`."""
+def assert_uses_primitive(facts: ProgramFacts, any_of: Iterable[str], *, function: str, construct: str,
+                          why: str) -> None:
+    """The program holds at least one of the operations or constructs `any_of`.
+
+    Args:
+        facts: what `expect_jittable` returned (so the program computes the right values).
+        any_of: operation or construct names: "cond", "while", "scan", "dot_general"...
+            (StableHLO has one loop for `while_loop`, `fori_loop` and `scan`:
+            accept all three where any loop will do).
+        function: the student's function, for feedback.
+        construct: what the exercise asks for, in words ("lax.cond").
+        why: the exercise's sentence on why.
+
+    Raises:
+        AssertionError: the student reads "<function> must use <construct>, but
+            its jaxpr contains no `cond`. <why>".
+    """
     wanted = set(any_of)
     if not wanted & facts.primitives:
         raise AssertionError(messages.text(
@@ -21,17 +39,42 @@ def assert_uses_primitive(facts: JaxprFacts, any_of: Iterable[str], *, function:
 HOST_CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "callback"})
 
 
-def assert_no_host_callbacks(facts: JaxprFacts, *, function: str) -> None:
-    """No callback into Python: compiled code must not escape the trace to compute its result."""
+def assert_no_host_callbacks(facts: ProgramFacts, *, function: str) -> None:
+    """No callback into Python: compiled code must not escape the trace to compute its result.
+
+    `expect_jittable` already checks this; call it where facts come from elsewhere.
+
+    Args:
+        facts: the program's facts.
+        function: the student's function, for feedback.
+
+    Raises:
+        AssertionError: the student reads that the function calls back into
+            Python (`pure_callback`, `io_callback`, `jax.debug.print`) and to
+            write it with jax.numpy and lax.
+    """
     found = facts.primitives & HOST_CALLBACKS
     if found:
         raise AssertionError(messages.text("check.host_callback", function=function,
                                            primitives=", ".join(sorted(found))))
 
 
-def assert_not_unrolled(small: JaxprFacts, large: JaxprFacts, *, function: str, n_small: int, n_large: int,
+def assert_not_unrolled(small: ProgramFacts, large: ProgramFacts, *, function: str, n_small: int, n_large: int,
                         fix: str) -> None:
-    """Program size does not grow with the input size."""
+    """Program size does not grow with the input size: no Python loop unrolled at trace time.
+
+    Args:
+        small: facts of the program traced at the small size.
+        large: facts of the program traced at the large size.
+        function: the student's function, for feedback.
+        n_small: the small size, for feedback.
+        n_large: the large size, for feedback.
+        fix: the exercise's advice ("use lax.fori_loop").
+
+    Raises:
+        AssertionError: the student reads "<function>'s jaxpr grows with the
+            input size (12 equations for n=3, 40 for n=10) ... <fix>".
+    """
     if large.equation_count > small.equation_count:
         raise AssertionError(messages.text(
             "check.unrolled", function=function, small=small.equation_count, large=large.equation_count,
@@ -39,7 +82,19 @@ def assert_not_unrolled(small: JaxprFacts, large: JaxprFacts, *, function: str, 
 
 
 def assert_trace_count(report: TraceReport, expected: int, *, call_sequence: str, fix: str = "") -> None:
-    """Exactly `expected` traces; on failure, the `fix` and, for extra traces, why JAX traced again."""
+    """Exactly `expected` traces (prefer `expect_trace_count`, which checks the values first).
+
+    Args:
+        report: what `Submission.count_traces` returned.
+        expected: how many traces the call sequence should cost.
+        call_sequence: the sequence in words, for feedback.
+        fix: the exercise's advice.
+
+    Raises:
+        AssertionError: the student reads "<call_sequence> traced N times,
+            expected M", `fix` and, for extra traces, JAX's explanation of which
+            argument changed and why that retraces.
+    """
     if report.traces == expected:
         return
     feedback = messages.text("check.trace_count", call_sequence=call_sequence, actual=report.traces, expected=expected)
@@ -48,3 +103,91 @@ def assert_trace_count(report: TraceReport, expected: int, *, call_sequence: str
     if report.traces > expected and (explained := explain(report.explanations)):
         feedback += "\n" + explained
     raise AssertionError(feedback)
+
+
+def assert_no_value_larger_than(facts: ProgramFacts, elements: int, *, function: str, what: str, fix: str) -> None:
+    """No value in the program (argument, intermediate or result) has more than `elements` elements.
+
+    For "never materialises the m×n matrix" properties. Taken from the parsed
+    program, so it holds for what XLA is given, before any fusion.
+
+    Args:
+        facts: what `expect_jittable` returned.
+        elements: the most elements any value may have (e.g. `max(m, n) * k`).
+        function: the student's function, for feedback.
+        what: the value that must not exist ("no m·n matrix of pairwise distances").
+        fix: the way around it.
+
+    Raises:
+        AssertionError: the student reads "<function>'s compiled program holds
+            a value of 4096 elements, more than the 512 allowed (<what>). <fix>".
+    """
+    if facts.largest_value_elements > elements:
+        raise AssertionError(messages.text("check.value_too_large", function=function,
+                                           actual=facts.largest_value_elements, limit=elements, what=what, fix=fix))
+
+
+def assert_uses_collective(facts: ProgramFacts, any_of: Iterable[str] = (), *, function: str, why: str) -> None:
+    """The program holds a cross-device operation (one of `any_of`, or any collective if empty).
+
+    For sharding exercises: a sum over a sharded axis must become an
+    `all_reduce`, say. The program must have been exported for several
+    devices (`facts.nr_devices`).
+
+    Args:
+        facts: what `expect_jittable` returned.
+        any_of: "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+            "collective_permute", "collective_broadcast"; empty: any of them.
+        function: the student's function, for feedback.
+        why: the exercise's sentence on what the communication is for.
+
+    Raises:
+        AssertionError: the student reads "<function>'s compiled program
+            communicates between devices with none of `all_reduce` (it holds
+            none). <why>".
+    """
+    wanted = frozenset(any_of) or COLLECTIVES
+    if not wanted & facts.collectives:
+        raise AssertionError(messages.text("check.collective_missing", function=function,
+                                           collectives="` or `".join(sorted(wanted)),
+                                           found=", ".join(sorted(facts.collectives)) or "none", why=why))
+
+
+def expected_error_feedback(error: ChildError | None, *, call: str, error_type: str,
+                            mentions: str | None = None) -> str | None:
+    """What a call that should raise `error_type` did wrong, or None when it raised as expected.
+
+    One decision for the grader's `expect_raises` and the student package's
+    replay. The error matches when `error_type` is its type or a base class of
+    it and its message contains `mentions`.
+
+    Args:
+        error: what the student's side reported (`StudentCodeError.error`), a
+            raised exception (ErrorKind.RAISED: other failures keep their own
+            feedback); None when the call returned normally.
+        call: how feedback names the call (`describe_call`).
+        error_type: the expected exception's class name.
+        mentions: text its message must contain, or None.
+
+    Returns:
+        None when the error is the expected one; else the feedback the student
+        reads: "<call> should raise ValueError, but it returned normally" (or
+        "it raised TypeError: <first line>", or "<call> raised ValueError, but
+        its message '...' does not mention '...'"), then the hint for a JAX error.
+    """
+    if error is None:
+        actual = messages.text("check.returned_instead")
+        return messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
+    type_names = list(error.mro or (error.type,))
+    message = error.message
+    first = message.splitlines()[0] if message else ""
+    if error_type not in type_names:
+        actual = messages.text("check.raised_instead", error_type=error.type, error=first.rstrip("."))
+        feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
+    elif mentions is not None and mentions not in message:
+        feedback = messages.text("check.error_message", call=call, error_type=error.type,
+                                 message=first[:200], needle=mentions)
+    else:
+        return None
+    hint = hint_for(type_names, message)
+    return feedback + "\n" + messages.text("call.hint", hint=hint) if hint else feedback

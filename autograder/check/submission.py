@@ -17,7 +17,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from autograder.catalog import messages
-from autograder.check.exported_program import JaxprFacts
+from autograder.check.exported_program import ProgramFacts, ProgramRefused, ProgramRunFailed, Programs
 from autograder.check.jax_error_hints import hint_for
 from autograder.check.typed_key import TypedKey
 from autograder.protocol import requests, wire_format
@@ -57,12 +57,15 @@ class TraceReport:
 class Submission:
     """What a test may ask of a submission."""
 
-    def __init__(self, transport: Transport, notes: Sequence[str] = ()):
+    def __init__(self, transport: Transport, notes: Sequence[str] = (), programs: Programs | None = None):
+        """`programs` loads and runs the programs the student's functions export: `autograder grade`'s
+        clean-room runner (sandbox.program_runner); by default this process (a student's own checks)."""
         self._transport = transport
         self.notes = list(notes)
+        self._programs = programs
         # One export per function and abstract signature: a check that traces a function and then
         # runs it under jit (expect_jittable) lowers it once. Keyed by what the child is sent.
-        self._exports: dict[str, Any] = {}
+        self._exports: dict[str, tuple[Any, bytes]] = {}
 
     # --- questions ---------------------------------------------------------
 
@@ -120,9 +123,9 @@ class Submission:
         if mode != "plain":
             call = f"{mode}({call})"  # as expect_output names it: feedback says which transformation ran
         if mode == "jit":
-            # Run where student code cannot reach: the child only lowers the function.
+            # Run where student code cannot reach: the child only lowers the function; the runner runs it.
             exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call)
-            return self._run_exported(exported, args, kwargs, static_argnums, static_argnames, call)
+            return self._run_exported(exported, function, args, kwargs, static_argnums, static_argnames, call)
         answer, out_arrays = self._send(request, arrays, call)
         try:
             return wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
@@ -137,12 +140,12 @@ class Submission:
         *,
         static_argnums: Sequence[int] = (),
         static_argnames: Sequence[str] = (),
-    ) -> JaxprFacts:
+    ) -> ProgramFacts:
         """Trace `function` with every non-static argument abstract (jittability); its structure.
 
-        The facts come from the exported program, read in this process
-        (jaxcheck.exported_program): the JAX constructs it lowers to
-        (`cond`, a loop) and its number of operations. StableHLO has one
+        The facts come from the exported program's parsed operations, read by
+        the clean-room runner (check.exported_program): the JAX constructs it
+        lowers to (`cond`, a loop) and its number of operations. StableHLO has one
         loop operation for `lax.while_loop`, `fori_loop` and `scan`; which of
         them the student wrote is taken from the jaxpr their process
         reports, and only where the program does hold a loop.
@@ -151,7 +154,7 @@ class Submission:
 
         kwargs = dict(kwargs or {})
         call = describe_call(function, args, kwargs)
-        facts = exported_program.facts(self._exported(function, args, kwargs, static_argnums, static_argnames, call))
+        facts = self._exported(function, args, kwargs, static_argnums, static_argnames, call)[0].facts
         if not facts.primitives & exported_program.LOOP_CONSTRUCTS:
             return facts
         skeleton, arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
@@ -194,42 +197,57 @@ class Submission:
     # --- plumbing ----------------------------------------------------------
 
     def _exported(self, function: str, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
-                  static_argnames: Sequence[str], call: str):
-        """The student's function lowered by jax.export in their process, loaded and checked here."""
+                  static_argnames: Sequence[str], call: str) -> tuple[Any, bytes]:
+        """The student's function lowered by jax.export in their process, loaded by the runner: (program, bytes)."""
 
         skeleton, arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
         request = requests.Export(function, skeleton, tuple(static_argnums), tuple(static_argnames))
         digests = [(a.shape, a.dtype.str, hashlib.sha256(a.tobytes()).hexdigest()) for a in arrays]
         key = json.dumps([requests.header(request), digests], sort_keys=True, default=str)
         if key not in self._exports:
-            self._exports[key] = self._export(request, arrays, args, static_argnums, static_argnames, call)
+            self._exports[key] = self._export(request, arrays, function, args, static_argnums, static_argnames, call)
         return self._exports[key]
 
-    def _export(self, request: requests.Export, arrays: list, args: Sequence[Any], static_argnums: Sequence[int],
-                static_argnames: Sequence[str], call: str):
-        from autograder.check import exported_program
-
+    def _export(self, request: requests.Export, arrays: list, function: str, args: Sequence[Any],
+                static_argnums: Sequence[int], static_argnames: Sequence[str], call: str) -> tuple[Any, bytes]:
         static = _static_phrase(args, static_argnums, static_argnames)
         _, out_arrays = self._send(request, arrays, call, raised_template="check.not_jittable", static=static)
         if len(out_arrays) != 1 or out_arrays[0].dtype != np.uint8 or out_arrays[0].ndim != 1:
             raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})",
-                                                 reason="the grading process sent no compiled program"))
+                                                 reason=messages.text("program.refused.unreadable",
+                                                                      detail="no program")))
+        data = out_arrays[0].tobytes()
         try:
-            return exported_program.load(out_arrays[0].tobytes())
-        except exported_program.ProgramRefused as refused:
-            raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})",
-                                                 reason=refused)) from None
+            return self._program_runner().load(data, self._transport.call_seconds), data
+        except ProgramRefused as refused:
+            reason = messages.text(f"program.refused.{refused.reason}", detail=refused.detail)
+            raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})", reason=reason)) from None
+        except ProgramRunFailed as failed:
+            raise StudentCodeError(_run_failure_feedback(failed, function, f"jit({call})")) from None
 
-    def _run_exported(self, exported, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
-                      static_argnames: Sequence[str], call: str) -> Any:
-        from autograder.check import exported_program
-
+    def _run_exported(self, exported: tuple[Any, bytes], function: str, args: Sequence[Any],
+                      kwargs: dict[str, Any], static_argnums: Sequence[int], static_argnames: Sequence[str],
+                      call: str) -> Any:
+        """The exported program run on the traced arguments (the static ones were fixed at export)."""
+        program, data = exported
+        traced = {"args": [a for i, a in enumerate(args) if i not in set(static_argnums)],
+                  "kwargs": {k: v for k, v in kwargs.items() if k not in set(static_argnames)}}
+        skeleton, arrays = _encode(traced)
         try:
-            return exported_program.run(exported, args, kwargs, static_argnums, static_argnames)
-        except Exception as error:  # the program came from the child: whatever it does is the student's
+            return self._program_runner().run(program, data, skeleton, arrays, self._transport.call_seconds)
+        except ProgramRunFailed as failed:
+            raise StudentCodeError(_run_failure_feedback(failed, function, call), failed.error_type or None) from None
+        except Exception as error:  # in-process: the program came from the student; whatever it does is theirs
             feedback = messages.text("call.raised", call=call, error_type=type(error).__name__,
                                      error=str(error).splitlines()[0][:300] if str(error) else "")
             raise StudentCodeError(feedback, type(error).__name__) from None
+
+    def _program_runner(self) -> Programs:
+        if self._programs is None:
+            from autograder.check.exported_program import InProcessPrograms
+
+            self._programs = InProcessPrograms()
+        return self._programs
 
     def _ask(self, request: requests.Request, arrays: list, function: str, call: str | None = None,
              **template) -> dict:
@@ -246,7 +264,8 @@ class Submission:
             return answer, out_arrays
         error = ChildError.from_wire(answer.get("error"))
         if error.kind is ErrorKind.TIMEOUT:
-            raise StudentCodeError(_transport_feedback(TransportFailure(ErrorKind.TIMEOUT), call, self._transport))
+            timeout = TransportFailure(ErrorKind.TIMEOUT, error.message)
+            raise StudentCodeError(_transport_feedback(timeout, call, self._transport))
         feedback = _error_feedback(error, call, getattr(request, "function", ""), raised_template, fields)
         raise StudentCodeError(feedback, error.type or None, error)
 
@@ -306,7 +325,16 @@ def _parent_leaf(leaf: Any):
 
 
 def describe_call(function: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
-    """`name(f32[17], 3, negate=True)`: how feedback names a call."""
+    """`name(f32[17], 3, negate=True)`: how feedback names a call.
+
+    Args:
+        function: the function's name.
+        args: positional arguments (arrays by dtype and shape, scalars by value).
+        kwargs: keyword arguments.
+
+    Returns:
+        The description.
+    """
     parts = [_describe_value(a) for a in args] + [f"{k}={_describe_value(v)}" for k, v in kwargs.items()]
     return f"{function}({', '.join(parts)})"
 
@@ -370,6 +398,7 @@ _FEEDBACK_BY_KIND: dict[ErrorKind, Callable[[ChildError, str, str], str]] = {
         "check.host_callback", function=function, primitives="a host callback"),
     ErrorKind.BAD_OUTPUT: lambda error, call, function: messages.text("call.bad_output", call=call,
                                                                       detail=error.message),
+    ErrorKind.BUSY: lambda error, call, function: messages.text("call.busy", call=call),
 }
 
 
@@ -399,11 +428,24 @@ def _location(where: object) -> str | None:
     return messages.text("call.location_top_level", line=line)
 
 
+def _run_failure_feedback(failed: ProgramRunFailed, function: str, call: str) -> str:
+    """What the student is told when the runner could not load or run their function's traced program."""
+    if failed.kind == "raised":
+        return messages.text("call.raised", call=call, error_type=failed.error_type or "an error",
+                             error=failed.detail)
+    return messages.text(f"program.{failed.kind}", function=function, call=call, seconds=failed.seconds,
+                         detail=failed.detail)
+
+
 def _transport_feedback(failure: TransportFailure, call: str, transport: Transport) -> str:
     if failure.kind is ErrorKind.TIMEOUT:
-        return messages.text("call.timeout", call=call, seconds=transport.call_seconds)
+        # "stalled": the wall-clock backstop ran out while it slept or waited (sandbox.parent.STALLED)
+        template = "call.stalled" if failure.detail == "stalled" else "call.timeout"
+        return messages.text(template, call=call, seconds=transport.call_seconds)
     if failure.kind is ErrorKind.BUDGET:
         return messages.text("call.budget_exhausted", seconds=transport.submission_seconds)
+    if failure.kind is ErrorKind.BUSY:  # the grader's problem, not the student's (sandbox.parent)
+        return messages.text("call.busy", call=call)
     if failure.kind is ErrorKind.LOAD_FAILED:
         return failure.detail
     return messages.text("call.exited", call=call, detail=failure.detail or failure.kind.value)

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from autograder.child.cell_execution import LoadReport
-from autograder.child.time_limits import TimeLimitExceeded
+from autograder.child.time_limits import MachineTooBusy, TimeLimitExceeded
 from autograder.protocol import requests, wire_format
 from autograder.protocol.errors import ChildError, ErrorKind
 
@@ -56,8 +56,10 @@ class Executor:
             return _encode_result(result)
         except _Refusal as refusal:
             return failure(refusal.error)
-        except TimeLimitExceeded:
-            return failure(ChildError(ErrorKind.TIMEOUT))
+        except MachineTooBusy:  # in-process only: the wall-clock backstop, with CPU time left
+            return failure(ChildError(ErrorKind.BUSY))
+        except TimeLimitExceeded as limit:  # message "stalled": it slept or waited, not used its CPU time
+            return failure(ChildError(ErrorKind.TIMEOUT, message=str(limit)))
         except (SystemExit, KeyboardInterrupt, GeneratorExit) as error:
             return failure(ChildError(ErrorKind.EXITED, message=f"{type(error).__name__}({_message(error)})"))
         except Exception as error:

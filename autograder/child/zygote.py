@@ -27,11 +27,17 @@ accounting (status, reap, peak memory) sees the child as before.
 Protocol (SOCK_SEQPACKET, one JSON object per message, answered in order):
   ready (sent once at start-up) -> {"ready": true, "pid"}
   {"op": "fork", "workdir", "env", "limits", "uid" (OS sandbox) or null,
-      "tmpfs_bytes"} + fds (request read end, response write end, the write
+      "tmpfs_bytes", "role" ("child", the default, or "runner": the clean-room
+      runner, cleanroom.runner), "cpu_devices" (a runner's)} + fds (request read end, response write end, the write
       end of the output pipe) -> {"pid"} or {"refused": why}
   {"op": "status", "pid", "timeout"} -> {"returncode": int or null} (does not reap)
   {"op": "reap", "pid"} -> {"returncode", "maxrss_kb", "zygote_maxrss_kb"} (kills the
       child's group first; peak resident memory of the child and of the zygote)
+  {"op": "cpu", "pid"} -> {"cpu_seconds": float} (CPU time, user and system, of the child
+      and every live process below it, with what they already waited for: the
+      trusted side's measure of a submission's time limits, sandbox.parent)
+  {"op": "run_queue", "pid"} -> {"wait_seconds": float} (how long the threads of those
+      processes waited, runnable, for a CPU: a starved child's grows, a sleeping one's not)
 When the trusted side closes the socket (or dies), the zygote kills every
 child it started and exits.
 """
@@ -87,6 +93,7 @@ def _preload():
     from jax import lax, random  # noqa: F401
 
     from autograder.child import confinement, harnesses, main, tamper  # noqa: F401  (executor, framing...)
+    from autograder.cleanroom import module_walk, runner  # noqa: F401  (what a runner fork serves with)
     from autograder.load.submission_source import _transformer, nbformat
 
     _transformer()  # IPython's input transformer (0.1 s to import), for cells with % or !
@@ -142,6 +149,10 @@ def _handle(request: dict, fds: list[int], channel: socket.socket, snapshot) -> 
         return {"returncode": _peek(pid, float(request.get("timeout", 0)))}
     if op == "reap":
         return _reap(pid, confined=request.get("confined") is True)
+    if op == "cpu":
+        return {"cpu_seconds": tree_cpu_seconds(pid)}
+    if op == "run_queue":
+        return {"wait_seconds": tree_run_queue_seconds(pid)}
     raise ValueError(f"unknown op {op!r}")
 
 
@@ -224,9 +235,14 @@ def _become_child(request: dict, fds: list[int], channel: socket.socket, snapsho
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         if confine is None:
             ChildLimits(**request["limits"]).apply()
-        from autograder.child import main as child
+        if request.get("role") == "runner":  # the clean room: exported programs, never student Python
+            from autograder.cleanroom import runner
 
-        child.serve(REQUEST_FD, RESPONSE_FD, snapshot)  # installs the audit hook first
+            runner.serve(REQUEST_FD, RESPONSE_FD, int(request.get("cpu_devices") or 1))
+        else:
+            from autograder.child import main as child
+
+            child.serve(REQUEST_FD, RESPONSE_FD, snapshot)  # installs the audit hook first
         status = 0
     except BaseException:
         try:
@@ -271,6 +287,79 @@ def _die_with_parent(parent: int) -> None:
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the request took effect
         _EXIT(1)
+
+
+# --- children's CPU time --------------------------------------------------------------
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds of `root` and every live process below it, read from /proc.
+
+    Per process: utime + stime (all its threads: JAX's thread pools count)
+    plus cutime + cstime (its children that ended and were waited for). In
+    the OS sandbox every process a child starts stays below it (orphans go
+    to the namespace's PID 1); elsewhere an orphan that left the tree, or a
+    child nobody waited for, no longer counts. The zygote reads /proc as the
+    trusted side's agent: nothing here comes from the child.
+    """
+    stats = _process_stats()
+    return sum(stats[pid][1] for pid in _tree(root, stats)) / _CLOCK_TICKS
+
+
+def tree_run_queue_seconds(root: int) -> float:
+    """Seconds the threads of `root` and the live processes below it spent runnable, waiting for a CPU.
+
+    From /proc/<pid>/task/<tid>/schedstat (its second field, in ns): it grows
+    while the machine is too busy to run a child that wants to, not while
+    the child sleeps or waits for input.
+    """
+    total = 0
+    for pid in _tree(root, _process_stats()):
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as handle:
+                    total += int(handle.read().split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    return total / 1e9
+
+
+def _tree(root: int, stats: dict[int, tuple[int, int]]) -> list[int]:
+    """`root` and every process below it, of those in `stats`."""
+    below: dict[int, list[int]] = {}
+    for pid, (parent, _) in stats.items():
+        below.setdefault(parent, []).append(pid)
+    found, pending = [], [root]
+    while pending:
+        pid = pending.pop()
+        if pid in stats:
+            found.append(pid)
+        pending.extend(below.get(pid, ()))
+    return found
+
+
+def _process_stats() -> dict[int, tuple[int, int]]:
+    """Every visible process: pid -> (parent pid, its CPU clock ticks with its waited-for children's)."""
+    stats = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                line = handle.read()
+        except OSError:  # ended meanwhile
+            continue
+        fields = line[line.rfind(b")") + 2:].split()  # after the command name, which may hold spaces
+        if len(fields) > 14:
+            # fields[1] is the parent pid; 11-14: utime, stime, cutime, cstime (stat fields 14-17)
+            stats[int(name)] = (int(fields[1]), sum(int(f) for f in fields[11:15]))
+    return stats
 
 
 # --- children's ends ----------------------------------------------------------------

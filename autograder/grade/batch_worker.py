@@ -36,7 +36,10 @@ from typing import TYPE_CHECKING, Callable
 # Only what starting the zygote needs: it starts before this process imports pytest, numpy
 # and JAX (seconds, see _Worker), so that both import at the same time.
 from autograder import grading_config
+from autograder.grade import worker_handle
+from autograder.protocol.limits import ChildLimits
 from autograder.sandbox import compilation_cache
+from autograder.sandbox.program_runner import ConfinedProgramRunner
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
 if TYPE_CHECKING:
@@ -57,9 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--build-parts", type=int, default=1,
                         help="split building the store's programs of an assignment into this many parts")
     parser.add_argument("--worker-index", type=int, default=0, help="which part this worker builds first")
+    parser.add_argument("--parent-pid", type=int, help="the batch parent: this worker dies with it")
     args = parser.parse_args(argv)
-    # The worker compiles and runs the programs children export (jaxcheck.exported_program):
-    # a hostile one that asks for all memory ends this worker, which costs only its submission.
+    # Before anything starts (the zygote, its children): a killed batch parent ends this worker
+    # at once, even mid-submission, and with it everything it started.
+    worker_handle.die_with_parent(args.parent_pid)
+    # The worker runs the suites' reference computations; the programs children export run in the
+    # clean-room runner (sandbox.program_runner), never here. A cap all the same.
     resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
     worker = _Worker(args, grading_config.load(args.config), os.fdopen(args.report_fd, "w", buffering=1))
     from autograder.check import suite_session
@@ -84,6 +91,9 @@ class _Worker:
         self._backend = args.sandbox  # "os" or "process", as pipeline.SANDBOX_MODES names them
         self._zygote: Zygote | None = None
         self._zygote_failed = False
+        # The clean room for the programs children export: forked from the zygote at the first program.
+        self._program_runner = ConfinedProgramRunner(self._backend, limits=ChildLimits.from_config(config.sandbox),
+                                                     busy_factor=config.limits.busy_factor)
         self._renew_zygote()  # first: it imports JAX while this process does the same
         from autograder.check import runner
         from autograder.sandbox import shared_programs
@@ -103,6 +113,7 @@ class _Worker:
             self._renew_zygote()
 
     def close(self) -> None:
+        self._program_runner.close()
         if self._zygote is not None:
             self._zygote.close()
 
@@ -113,7 +124,9 @@ class _Worker:
         from autograder.reports.out_dir import OutDir
 
         started = time.monotonic()
-        resources = WorkerResources(run_suite=run_checks, zygote=self._zygote, programs=self._programs)
+        runner_before = (self._program_runner.busy_seconds, self._program_runner.requests)
+        resources = WorkerResources(run_suite=run_checks, zygote=self._zygote, program_runner=self._program_runner,
+                                    programs=self._programs)
         try:
             options = GradingOptions(seed=self.args.seed, sandbox=self._backend, assignment=self.args.assignment,
                                      name=job["name"])
@@ -126,7 +139,10 @@ class _Worker:
             data["extra_data"]["content_sha256"] = job.get("content_sha256")
             data["extra_data"]["settings"] = grading_settings(self.config, self.args.seed, result.assignment,
                                                               self.args.sandbox)
-            data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(resources)}
+            runner = self._program_runner
+            data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(resources),
+                                             "runner_seconds": round(runner.busy_seconds - runner_before[0], 3),
+                                             "runner_requests": runner.requests - runner_before[1]}
             # Into the directory the batch parent opened (the same device and inode), never through a link.
             with OutDir(Path(job["out"]), create=False, identity=tuple(job["out_identity"])) as out:
                 gradescope_json.write_data(data, out, job["name"])
@@ -154,7 +170,7 @@ class _Worker:
                              GradingOptions(seed=self.args.seed, sandbox=self._backend, assignment=assignment,
                                             functions=functions),
                              WorkerResources(run_suite=self._run_checks, zygote=self._zygote,
-                                             write_programs_to=Path(written)))
+                                             program_runner=self._program_runner, write_programs_to=Path(written)))
             shared_programs.keep_library_programs(Path(written), defined, directory)
 
     def _memory(self, resources: WorkerResources) -> dict:
@@ -180,6 +196,7 @@ class _Worker:
                 return
         try:
             self._zygote = Zygote(mode=self.args.sandbox, programs=self.args.programs_dir)
+            self._program_runner.zygote = self._zygote
         except (OSError, ZygoteUnavailable) as error:
             print(f"autograder: the zygote could not start ({error}); each submission will start its own",
                   file=sys.__stderr__)

@@ -33,6 +33,7 @@ from autograder.sandbox.inprocess import InProcessTransport, load_namespace
 from autograder.sandbox.parent import SandboxTransport
 
 if TYPE_CHECKING:
+    from autograder.sandbox.program_runner import ConfinedProgramRunner
     from autograder.sandbox.shared_programs import SharedPrograms
     from autograder.sandbox.zygote_client import Zygote
 
@@ -65,7 +66,9 @@ class WorkerResources:
     """What a long-lived batch worker lends to each submission it grades.
 
     `run_suite` is its long-lived pytest session (check.suite_session), `zygote`
-    forks the sandbox children, `programs` is the batch's store of JAX's
+    forks the sandbox children, `program_runner` is its clean-room runner
+    (sandbox.program_runner; without one, each submission starts its own),
+    `programs` is the batch's store of JAX's
     compiled programs (sandbox.shared_programs.SharedPrograms); to build that
     store the worker grades the solution with `write_programs_to`, a directory
     that receives what the child compiled. After grading, `child_peak_rss_kb`
@@ -74,6 +77,7 @@ class WorkerResources:
 
     run_suite: Callable[..., list[CheckOutcome]] = run_checks
     zygote: Zygote | None = None
+    program_runner: ConfinedProgramRunner | None = None
     programs: SharedPrograms | None = None
     write_programs_to: Path | None = None
     child_peak_rss_kb: int = 0
@@ -106,18 +110,26 @@ def _grade_source(source, path: Path, name: str, assignment: str, config: Gradin
                                      mode=options.sandbox, zygote=worker.zygote, skip_cells=skip,
                                      programs=worker.programs.for_assignment(assignment) if worker.programs else None,
                                      write_programs_to=worker.write_programs_to)
+        runner = worker.program_runner or _own_runner(options.sandbox, config)
+        too_busy_before = runner.too_busy
         try:
             report = transport.start()
-            outcomes = worker.run_suite(assignment, Submission(transport, report.notes), options.seed,
-                                        options.functions)
+            if runner is not worker.program_runner:
+                runner.zygote = transport.zygote  # fork the runner where the child came from
+            outcomes = worker.run_suite(assignment, Submission(transport, report.notes, programs=runner),
+                                        options.seed, options.functions)
             printed = transport.captured_output()
-            problem = transport.load_problem
+            # The machine too busy twice for one of its programs: the grader's problem, and a look at it.
+            problem = transport.load_problem or ("grader_error" if runner.too_busy > too_busy_before else None)
         finally:
             transport.close()
+            if runner is not worker.program_runner:
+                runner.close()
             worker.child_peak_rss_kb = max(worker.child_peak_rss_kb, transport.child_maxrss_kb)
     else:
-        namespace, report = load_namespace(source, config.limits.load_seconds, skip)
-        in_process = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds)
+        namespace, report = load_namespace(source, config.limits.load_seconds, skip, config.limits.busy_factor)
+        in_process = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds,
+                                        config.limits.busy_factor)
         outcomes = worker.run_suite(assignment, Submission(in_process, report.notes), options.seed,
                                     options.functions)
         printed, problem = "", None
@@ -127,6 +139,14 @@ def _grade_source(source, path: Path, name: str, assignment: str, config: Gradin
         notes=[mismatch, *report.notes] if mismatch else list(report.notes), printed_output=printed,
         problem=problem, assignment_mismatch=mismatch, language=messages.language(),
     )
+
+
+def _own_runner(sandbox: str, config: GradingConfig) -> ConfinedProgramRunner:
+    """A clean-room runner for one submission graded outside a batch worker."""
+    from autograder.sandbox.program_runner import ConfinedProgramRunner
+
+    return ConfinedProgramRunner(sandbox, limits=ChildLimits.from_config(config.sandbox),
+                                 busy_factor=config.limits.busy_factor)
 
 
 def assignment_mismatch(source, assignment: str, override: str | None, known: list[str]) -> str | None:

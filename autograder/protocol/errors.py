@@ -25,6 +25,7 @@ class ErrorKind(enum.Enum):
     RAISED = "raised"  # student code raised an exception
     TIMEOUT = "timeout"  # one call took longer than its limit
     BUDGET = "budget"  # the submission used up its total time
+    BUSY = "busy"  # the machine was too busy: the wall-clock backstop ran out before the CPU-time limit
     EXITED = "exited"  # the student's process ended (sys.exit, a crash, a signal)
     LOAD_FAILED = "load_failed"  # the submission could not be loaded at all
     UNREADABLE = "unreadable"  # the submission file could not be read as code cells
@@ -89,7 +90,7 @@ class ChildError:
 
 
 class TransportFailure(Exception):
-    """The student's process could not answer at all: TIMEOUT, BUDGET, EXITED or LOAD_FAILED."""
+    """The student's process could not answer at all: TIMEOUT, BUDGET, BUSY, EXITED or LOAD_FAILED."""
 
     def __init__(self, kind: ErrorKind, detail: str = ""):
         super().__init__(f"{kind.value}: {detail}")

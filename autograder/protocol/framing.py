@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from autograder.load import bounded_json
 from autograder.protocol.wire_format import MAX_ARRAYS, WireFormatError, array_from_bytes, array_to_bytes
 
 __all__ = ["ChannelClosed", "ChannelTimeout", "WireFormatError", "read_message", "write_message"]
@@ -48,8 +49,9 @@ def write_message(fd: int, header: dict, arrays: list[np.ndarray]) -> None:
 def read_message(fd: int, deadline: float | None = None) -> tuple[dict, list[np.ndarray]]:
     """Read one message; `deadline` is a time.monotonic() value, or None to wait forever."""
     try:
-        header = json.loads(_read_frame(fd, deadline).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        # Bounded nesting: a child can send any header, and json.loads recurses once per level.
+        header = bounded_json.loads(_read_frame(fd, deadline), max_bytes=MAX_FRAME_BYTES)
+    except ValueError as error:  # not UTF-8, not JSON, or nested deeper than bounded_json allows
         raise WireFormatError(f"malformed message header: {error}") from None
     if type(header) is not dict:
         raise WireFormatError("message header is not a JSON object")

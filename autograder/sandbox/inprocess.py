@@ -5,6 +5,9 @@ Convenient and fast, but not tamper-proof: the checks share a process with
 the code they check (`autograder grade` uses the sandbox instead). Requests
 still go through the same Executor and the same data-only encoding as the
 sandbox, so both backends grade identically.
+
+Limits are CPU time of this whole process (child.time_limits), with a
+wall-clock backstop of ten times each: a busy laptop does not fail a check.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 from autograder.catalog import messages
 from autograder.child.cell_execution import LoadReport, execute_cells
 from autograder.child.executor import Executor
-from autograder.child.time_limits import TimeLimitExceeded, time_limit
+from autograder.child.time_limits import DEFAULT_BUSY_FACTOR, MachineTooBusy, TimeLimitExceeded, time_limit
 from autograder.load.submission_source import SubmissionSource
 from autograder.protocol import requests
 from autograder.protocol.errors import ErrorKind, TransportFailure
@@ -28,15 +31,20 @@ from autograder.protocol.errors import ErrorKind, TransportFailure
 class InProcessTransport:
     """Hands requests straight to an Executor over `namespace`."""
 
-    def __init__(self, namespace: dict, load_report: LoadReport, call_seconds: float, submission_seconds: float):
+    def __init__(self, namespace: dict, load_report: LoadReport, call_seconds: float, submission_seconds: float,
+                 busy_factor: float = DEFAULT_BUSY_FACTOR):
         self.call_seconds = call_seconds
         self.submission_seconds = submission_seconds
-        self._executor = Executor(namespace, load_report, guard=lambda: time_limit(call_seconds))
-        self._deadline = time.monotonic() + submission_seconds
+        self._executor = Executor(namespace, load_report, guard=lambda: time_limit(call_seconds, busy_factor))
+        # The budget is this process's CPU time (the checks' own work included); wall-clock time only backs it.
+        self._cpu_deadline = time.process_time() + submission_seconds
+        self._wall_deadline = time.monotonic() + submission_seconds * busy_factor
 
     def request(self, request: requests.Request, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
-        if time.monotonic() > self._deadline:
+        if time.process_time() > self._cpu_deadline:
             raise TransportFailure(ErrorKind.BUDGET)
+        if time.monotonic() > self._wall_deadline:
+            raise TransportFailure(ErrorKind.BUSY)
         # Round-trip through JSON and copies so student code sees exactly
         # what the sandbox child would, and cannot alias the test's data.
         with _captured_output():
@@ -45,15 +53,19 @@ class InProcessTransport:
         return json.loads(json.dumps(answer)), [np.array(a, copy=True) for a in out]
 
 
-def load_namespace(source: SubmissionSource, load_seconds: float,
-                   skip: frozenset[int] = frozenset()) -> tuple[dict, LoadReport]:
+def load_namespace(source: SubmissionSource, load_seconds: float, skip: frozenset[int] = frozenset(),
+                   busy_factor: float = DEFAULT_BUSY_FACTOR) -> tuple[dict, LoadReport]:
     """Execute the submission's cells here, in a fresh namespace, except the cell numbers in `skip`."""
     namespace: dict = {"__name__": "__main__"}
     try:
-        with time_limit(load_seconds), _captured_output():
+        with time_limit(load_seconds, busy_factor), _captured_output():
             report = execute_cells(source.cells, namespace, skip)
-    except TimeLimitExceeded:
-        report = LoadReport(notes=[messages.text("load.timeout", seconds=load_seconds)], not_implemented_cells=[])
+    except MachineTooBusy:
+        note = messages.text("load.busy", seconds=load_seconds * busy_factor)
+        report = LoadReport(notes=[note], not_implemented_cells=[])
+    except TimeLimitExceeded as limit:  # "stalled": it slept or waited past the backstop
+        key = "load.stalled" if str(limit) == "stalled" else "load.timeout"
+        report = LoadReport(notes=[messages.text(key, seconds=load_seconds)], not_implemented_cells=[])
     report.notes[:0] = list(source.notes)
     return namespace, report
 

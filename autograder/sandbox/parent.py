@@ -14,6 +14,23 @@ and what student code prints comes through a pipe the parent reads up to a
 cap. The parent never opens a file the child could have written. A child that
 dies or hangs costs the current check; the next check gets a fresh child, so
 one endless loop does not zero the other exercises.
+
+Time limits (grading.toml [limits]) count CPU time, not wall-clock time, so a
+busy machine costs no points: while it waits for an answer the parent reads,
+through the zygote, the CPU time of the child and every process below it
+(zygote.tree_cpu_seconds; the child cannot forge it). A call that uses more
+than `call_seconds` of it is stopped (TIMEOUT), a load more than
+`load_seconds`, and a submission whose children used more than
+`submission_seconds` in all gets no further checks (BUDGET). `busy_factor`
+times each limit, in wall-clock seconds, is only a backstop: when it runs out
+first, the parent looks at what the child was doing: if its threads were
+waiting, runnable, for a CPU, the machine was too busy, which is nobody's
+score. The request is then tried once more in a fresh child (loaded again;
+neither the unfinished request nor the reload counts against the budget); if
+the backstop runs out again, the request fails as BUSY and the submission is
+marked "grader_error", to be graded again. A child that was not trying to
+run (it sleeps, or waits for input) gets the student's TIMEOUT ("stalled"),
+already once it used no CPU at all for as long as its CPU-time limit.
 """
 
 from __future__ import annotations
@@ -41,9 +58,18 @@ from autograder.sandbox import os_isolation
 from autograder.sandbox.zygote_client import ForkedChild, Zygote, ZygoteUnavailable, child_environment
 
 MODES = ("os", "process")
+STALLED = "stalled"  # a TIMEOUT's detail: the wall-clock backstop ran out while the child was not using its CPU time
 OUTPUT_CAP_BYTES = 1 << 20
 SUBMISSION_CAP_BYTES = 32 << 20
 TMPFS_BYTES = 512 << 20  # the OS sandbox child's whole writable space
+# How often, in wall-clock seconds, the parent reads a working child's CPU time; a limit is
+# overshot by at most this much CPU time per core (a reading costs the zygote a walk of /proc).
+CPU_POLL_SECONDS = 0.2
+# When the wall-clock backstop runs out with CPU time left, the child's threads are watched this long:
+# if they spent at least STARVED_SHARE of it waiting, runnable, for a CPU, the machine was too busy;
+# otherwise the child was not trying to run (it sleeps, or waits for input), which is the student's timeout.
+STARVATION_WINDOW_SECONDS = 0.5
+STARVED_SHARE = 0.25
 
 
 class SandboxTransport:
@@ -73,13 +99,18 @@ class SandboxTransport:
         self._uids = uids or (os_isolation.UidPool() if mode == "os" else None)
         self._uid: int | None = None
         self._source_path = Path(submission_path)
-        self._deadline = time.monotonic() + limits.submission_seconds
+        # Only the backstop: the budget itself is CPU time (cpu_spent).
+        self._wall_deadline = time.monotonic() + limits.backstop(limits.submission_seconds)
+        self._cpu_charged = 0.0  # CPU seconds of this submission's ended children, charged to its budget
+        self._child_cpu = 0.0  # the current child's CPU seconds at the last reading
+        self._child_uncharged = 0.0  # the current child's CPU seconds not charged (a regrade's reload)
         self._process: ForkedChild | None = None
         self._output = _OutputDrain(OUTPUT_CAP_BYTES)
         self.child_maxrss_kb = 0  # peak resident memory of this submission's children
         self._workdir: Path | None = None  # process mode only: the OS sandbox child's is its own tmpfs
         self._load_failure: str | None = None
-        # Why loading failed, for the batch's summary: "timeout", "exited", "sandbox_failed", "child_failed".
+        # Why loading failed, for the batch's summary: "timeout", "exited", "sandbox_failed", "child_failed";
+        # or "grader_error" once the machine was too busy twice for one request (the submission needs a look).
         self.load_problem: str | None = None
         self.load_report: LoadReport | None = None
         self._skip_cells = sorted(skip_cells)
@@ -114,22 +145,40 @@ class SandboxTransport:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    @property
+    def zygote(self) -> Zygote | None:
+        """The zygote this transport's children come from (the worker's, or its own once started)."""
+        return self._zygote or self._own_zygote
+
     def captured_output(self) -> str:
         """What the student's code printed (capped), for the feedback only."""
         return self._output.text()
 
     # --- requests ------------------------------------------------------------
 
+    @property
+    def cpu_spent(self) -> float:
+        """CPU seconds charged to this submission's budget so far (as of the last reading)."""
+        return self._cpu_charged + max(0.0, self._child_cpu - self._child_uncharged)
+
     def request(self, request: requests.Request, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
         if self._load_failure is not None:
             raise TransportFailure(ErrorKind.LOAD_FAILED, self._load_failure)
-        if time.monotonic() > self._deadline:
+        if self.cpu_spent >= self._limits.submission_seconds:
             raise TransportFailure(ErrorKind.BUDGET)
-        if self._process is None or self._process.exit_status() is not None:
-            self._spawn_and_load()
-            if self._load_failure is not None:
-                raise TransportFailure(ErrorKind.LOAD_FAILED, self._load_failure)
-        answer, out = self._exchange(request, arrays, self._limits.call_seconds)
+        if time.monotonic() >= self._wall_deadline:
+            raise self._too_busy()
+        try:
+            answer, out = self._request_once(request, arrays)
+        except TransportFailure as failure:
+            if failure.kind is not ErrorKind.BUSY:
+                raise
+            if time.monotonic() >= self._wall_deadline:
+                raise self._too_busy() from None
+            try:
+                answer, out = self._request_once(request, arrays, regrade=True)  # the machine's fault: once more
+            except TransportFailure as again:
+                raise self._too_busy() if again.kind is ErrorKind.BUSY else again from None
         if answer.get("tampered"):
             # The answer may have been shaped by the change: it earns nothing.
             tampered = ChildError(ErrorKind.TAMPERED, changes=tuple(_strings(answer["tampered"])))
@@ -138,16 +187,37 @@ class SandboxTransport:
 
     # --- internals -----------------------------------------------------------
 
+    def _request_once(self, request: requests.Request, arrays: list, regrade: bool = False) -> tuple[dict, list]:
+        """One try: a child that is loaded (a fresh one if the last ended), then the request.
+
+        `regrade`: the last try ran out of wall-clock time; the fresh child's load is not charged.
+        """
+        if self._process is None or self._process.exit_status() is not None:
+            self._spawn_and_load(regrade=regrade)
+            if self._load_failure is not None:
+                raise TransportFailure(ErrorKind.LOAD_FAILED, self._load_failure)
+        return self._exchange(request, arrays, self._limits.call_seconds)
+
+    def _too_busy(self) -> TransportFailure:
+        """The machine was too busy to grade a request: a grader's problem, and the submission needs a look."""
+        self._kill()
+        self.load_problem = self.load_problem or "grader_error"
+        return TransportFailure(ErrorKind.BUSY)
+
     def _exchange(self, request: requests.Request, arrays: list, seconds: float) -> tuple[dict, list]:
-        deadline = min(time.monotonic() + seconds, self._deadline)
+        """Send one request and wait for its answer while the child has CPU time left (`seconds` of it).
+
+        Raises TransportFailure: TIMEOUT past `seconds` of CPU time, BUDGET past the submission's,
+        BUSY when the wall-clock backstop runs out first (the child is killed in each case).
+        """
+        started = self._read_child_cpu()
+        backstop = min(time.monotonic() + self._limits.backstop(seconds), self._wall_deadline)
         try:
             framing.write_message(self._request_fd, requests.header(request), arrays)
-            return framing.read_message(self._response_fd, deadline)
+            self._wait_for_answer(started, seconds, backstop)
+            answer = framing.read_message(self._response_fd, backstop)
         except framing.ChannelTimeout:
-            self._kill()
-            if time.monotonic() >= self._deadline:
-                raise TransportFailure(ErrorKind.BUDGET) from None
-            raise TransportFailure(ErrorKind.TIMEOUT) from None
+            raise self._overrun(started, seconds) from None
         except (framing.ChannelClosed, BrokenPipeError):
             detail = self._exit_detail()
             self._kill()
@@ -155,8 +225,70 @@ class SandboxTransport:
         except framing.WireFormatError as error:
             self._kill()
             raise TransportFailure(ErrorKind.EXITED, f"sent malformed data: {error}") from None
+        self._read_child_cpu()
+        return answer
 
-    def _spawn_and_load(self) -> LoadReport:
+    def _wait_for_answer(self, started: float, seconds: float, backstop: float) -> None:
+        """Return once the answer starts to arrive; read the child's CPU time meanwhile.
+
+        Raises framing.ChannelTimeout when a CPU-time limit or the backstop runs out (see _overrun).
+        """
+        last_used, idle_since = 0.0, time.monotonic()
+        while not select.select([self._response_fd], [], [], CPU_POLL_SECONDS)[0]:
+            used, now = self._read_child_cpu() - started, time.monotonic()
+            if used > last_used:
+                last_used, idle_since = used, now
+            over_budget = self.cpu_spent >= self._limits.submission_seconds
+            # Idle: not one CPU tick in `seconds` of wall-clock time, which a starved child always gets.
+            idle = now - idle_since >= seconds
+            if used >= seconds or over_budget or idle or now >= backstop:
+                raise framing.ChannelTimeout()
+
+    def _overrun(self, started: float, seconds: float) -> TransportFailure:
+        """Kill the child that did not answer in time, and say whose fault it was.
+
+        CPU time decides: past its limit it is the student's (TIMEOUT, or BUDGET for the
+        submission's total). With CPU time left, a child that was starved of CPU means the
+        machine was too busy (BUSY; the unfinished request is not charged), and one that was
+        not trying to run stalled (TIMEOUT, detail "stalled").
+        """
+        used = self._read_child_cpu() - started
+        failure = TransportFailure(ErrorKind.TIMEOUT)
+        if used >= seconds:
+            pass
+        elif self.cpu_spent >= self._limits.submission_seconds:
+            failure = TransportFailure(ErrorKind.BUDGET)
+        elif self._starved():
+            failure = TransportFailure(ErrorKind.BUSY)
+            self._child_cpu = started  # charge only what the child used before this request
+        else:
+            failure = TransportFailure(ErrorKind.TIMEOUT, STALLED)
+        self._kill()
+        return failure
+
+    def _starved(self) -> bool:
+        """Whether the child's threads are waiting, runnable, for a CPU (the machine is too busy for it)."""
+        process = self._process
+        before = process.run_queue_seconds() if process is not None else None
+        time.sleep(STARVATION_WINDOW_SECONDS)
+        after = process.run_queue_seconds() if process is not None else None
+        if before is None or after is None:
+            return False
+        return after - before >= STARVED_SHARE * STARVATION_WINDOW_SECONDS
+
+    def _read_child_cpu(self) -> float:
+        """The current child's CPU seconds (its whole process tree), as the zygote reads them; kept for cpu_spent."""
+        if self._process is not None:
+            reading = self._process.cpu_seconds()
+            if reading is not None:
+                self._child_cpu = max(self._child_cpu, reading)
+        return self._child_cpu
+
+    def _spawn_and_load(self, regrade: bool = False) -> LoadReport:
+        """A fresh child with the submission loaded; a load the machine was too busy for is tried once more.
+
+        `regrade`: the child replaces one the machine was too busy for; its load is not charged.
+        """
         self._kill()
         try:
             submission = _read_capped(self._source_path, SUBMISSION_CAP_BYTES)
@@ -164,6 +296,20 @@ class SandboxTransport:
             self._load_failure = messages.text("load.child_failed", detail=f"{self._source_path.name}: {error}")
             self.load_problem = "child_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
+        report = self._fork_and_load(submission)
+        if self.load_problem == "busy" and time.monotonic() < self._wall_deadline:
+            # The busy try was charged nothing (see _overrun); this load is charged as a quiet machine's would be.
+            self._load_failure = self.load_problem = None
+            report = self._fork_and_load(submission)
+        if self.load_problem == "busy":
+            self.load_problem = "grader_error"  # twice too busy: the grader's problem, and a look at it
+        elif regrade and self._load_failure is None:
+            self._child_uncharged = self._read_child_cpu()
+        return report
+
+    def _fork_and_load(self, submission: bytes) -> LoadReport:
+        """Fork a child and send it the submission; a failure sets _load_failure and load_problem."""
+        self._kill()
         try:
             self._fork_child()
         except (ZygoteUnavailable, os_isolation.IsolationUnavailable, OSError) as error:
@@ -179,7 +325,7 @@ class SandboxTransport:
             answer, _ = self._exchange(load, [np.frombuffer(submission, dtype=np.uint8)], self._limits.load_seconds)
         except TransportFailure as failure:
             self._load_failure = _load_failure_feedback(failure, self._limits, self.captured_output())
-            self.load_problem = "timeout" if failure.kind in (ErrorKind.TIMEOUT, ErrorKind.BUDGET) else "exited"
+            self.load_problem = _LOAD_PROBLEMS.get(failure.kind, "exited")
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         if answer.get("ok") is not True:
             refusal = ChildError.from_wire(answer.get("error"))
@@ -251,6 +397,8 @@ class SandboxTransport:
     def _kill(self) -> None:
         process, self._process = self._process, None
         if process is not None:
+            self._cpu_charged += max(0.0, self._child_cpu - self._child_uncharged)
+            self._child_cpu = self._child_uncharged = 0.0
             process.kill()
             self.child_maxrss_kb = max(self.child_maxrss_kb, process.maxrss_kb or 0)
             for fd in (self._request_fd, self._response_fd):
@@ -379,9 +527,17 @@ def _programs_root(programs: Path | None) -> Path | None:
     return programs.parent if programs is not None else None
 
 
+# What a failed load is, for the batch's summary ("busy" is tried again, and becomes "grader_error").
+_LOAD_PROBLEMS = {ErrorKind.TIMEOUT: "timeout", ErrorKind.BUDGET: "timeout", ErrorKind.BUSY: "busy"}
+
+
 def _load_failure_feedback(failure: TransportFailure, limits: Limits, printed: str) -> str:
+    if failure.kind is ErrorKind.TIMEOUT and failure.detail == STALLED:
+        return messages.text("load.stalled", seconds=limits.load_seconds)
     if failure.kind in (ErrorKind.TIMEOUT, ErrorKind.BUDGET):
         return messages.text("load.timeout", seconds=limits.load_seconds)
+    if failure.kind is ErrorKind.BUSY:
+        return messages.text("load.busy", seconds=limits.backstop(limits.load_seconds))
     feedback = messages.text("load.exited", detail=failure.detail or failure.kind)
     tail = printed.strip()[-600:]
     if tail:

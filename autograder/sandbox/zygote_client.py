@@ -64,7 +64,8 @@ class Zygote:
         # (OpenBLAS starts a pool at `import numpy`), which fork needs.
         env = dict(child_environment(self._home), OPENBLAS_NUM_THREADS="1")
         self._log = open(self._home / "zygote.log", "wb")
-        command = [python, "-I", "-m", "autograder.child.zygote", str(theirs.fileno())]
+        # The kit this process imported, not whichever one `python -m` would find (os_isolation.module_command).
+        command = os_isolation.module_command(python, "autograder.child.zygote", str(theirs.fileno()))
         if mode == "os":
             command = os_isolation.zygote_command([*command, "--confined"], programs)
         try:
@@ -95,16 +96,21 @@ class Zygote:
                 self.ready = True
 
     def fork(self, workdir: Path | str, env: dict, limits: ChildLimits, fds: tuple[int, int, int], *,
-             uid: int | None = None, tmpfs_bytes: int = 0) -> "ForkedChild":
+             uid: int | None = None, tmpfs_bytes: int = 0, role: str = "child",
+             cpu_devices: int = 1) -> "ForkedChild":
         """A fresh child for `workdir`, reading requests from fds[0], answering on fds[1], printing to fds[2].
 
         In the OS sandbox `uid` is the child's own uid and `tmpfs_bytes` the size of its private tmpfs.
+        `role`: "child" serves a submission (child.main); "runner" is the clean-room runner
+        (cleanroom.runner), with `cpu_devices` CPU devices.
         """
+        if role not in ("child", "runner"):
+            raise ValueError(f"role must be 'child' or 'runner', got {role!r}")
         if (self.mode == "os") != (uid is not None):
             raise ValueError(f"a {self.mode}-mode zygote forks {'with' if self.mode == 'os' else 'without'} a uid")
         self.wait_ready()
         answer = self._ask({"op": "fork", "workdir": str(workdir), "env": env, "limits": dataclasses.asdict(limits),
-                            "uid": uid, "tmpfs_bytes": tmpfs_bytes}, fds)
+                            "uid": uid, "tmpfs_bytes": tmpfs_bytes, "role": role, "cpu_devices": cpu_devices}, fds)
         if "pid" not in answer:
             raise ZygoteUnavailable(str(answer.get("refused") or answer.get("error") or answer))
         return ForkedChild(self, int(answer["pid"]))
@@ -170,6 +176,27 @@ class ForkedChild:
             return self._zygote._ask({"op": "status", "pid": self.pid, "timeout": timeout}, wait=timeout)["returncode"]
         except ZygoteUnavailable:
             return -signal.SIGKILL  # the zygote died, and took its children with it
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the child and every process below it used so far (see zygote.tree_cpu_seconds).
+
+        None once the zygote cannot say (it died, and took the child with it).
+        """
+        if self.returncode is not None:
+            return None
+        try:
+            return float(self._zygote._ask({"op": "cpu", "pid": self.pid})["cpu_seconds"])
+        except (ZygoteUnavailable, KeyError, TypeError, ValueError):
+            return None
+
+    def run_queue_seconds(self) -> float | None:
+        """Seconds the child's threads (and those below it) waited, runnable, for a CPU; None if unknown."""
+        if self.returncode is not None:
+            return None
+        try:
+            return float(self._zygote._ask({"op": "run_queue", "pid": self.pid})["wait_seconds"])
+        except (ZygoteUnavailable, KeyError, TypeError, ValueError):
+            return None
 
     def kill(self) -> None:
         """Kill the child's process group and reap the child."""

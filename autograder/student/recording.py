@@ -9,24 +9,28 @@ error it raised. So are the suite's structure assertions
 (`assert_uses_primitive`, `assert_not_unrolled`) and expected errors
 (`expect_raises`), as the requests they judge. Nothing of the solution's
 code, programs or jaxprs is kept: only values on public inputs, counts, and
-the names of the JAX constructs a check asks for.
+the names of the JAX constructs a check asks for. How the grader judges each
+value (its tolerances, and the exercise hint it gives when the value is
+wrong) is recorded with the step too (see `probing`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 import io
 from pathlib import Path
 from typing import AbstractSet, Any, Callable
 
+import numpy as np
 import pytest
 
 from autograder.check import expectations
 from autograder.check.pytest_plugin import CheckOutcome, GradingPlugin
-from autograder.check.submission import JaxprFacts, StudentCodeError, Submission, TraceReport
+from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, TraceReport
 from autograder.grading_config import GradingConfig
-from autograder.student import recorded
+from autograder.student import probing, recorded, replay
 
 FORMAT = recorded.FORMAT
 
@@ -38,11 +42,16 @@ class RecordingError(RuntimeError):
 class Recorder:
     """The steps of every check of one assignment, and their arrays."""
 
-    def __init__(self) -> None:
+    def __init__(self, assignment: str = "") -> None:
+        self.assignment = assignment
         self.steps: dict[tuple[str, str], list[dict]] = {}
         self.arrays: list = []
         self.current: tuple[str, str] | None = None
-        self._facts: dict[int, tuple[tuple[str, str] | None, int, JaxprFacts]] = {}
+        # The current check's requests and answers, and how the suite compared them (see probing).
+        self.answers: list[probing.Answer] = []
+        self.comparisons = probing.Comparisons()
+        self.probe: probing.Probe | None = None
+        self._facts: dict[int, tuple[tuple[str, str] | None, int, ProgramFacts]] = {}
 
     def _check_steps(self) -> list[dict]:
         if self.current is None:
@@ -57,7 +66,7 @@ class Recorder:
     def encode(self, value: Any, path: str = "value") -> Any:
         return recorded.encode(value, self.arrays, path)
 
-    def remember_facts(self, facts: JaxprFacts, index: int) -> None:
+    def remember_facts(self, facts: ProgramFacts, index: int) -> None:
         self._facts[id(facts)] = (self.current, index, facts)  # the facts object is kept alive, so its id is not reused
 
     def step_of(self, facts: Any) -> int:
@@ -85,6 +94,8 @@ class RecordingSubmission(Submission):
     def _recorded(self, step: dict, run: Callable[[], Any], outcome: Callable[[Any], dict]) -> Any:
         if self._depth:  # a request made by another request (is_jitted asks describe): not a step of its own
             return run()
+        if self._recorder.probe is not None:  # a rerun of the check (probing): the first run's answers
+            return self._recorder.probe.answer(step["op"], step["function"])
         self._depth += 1
         try:
             result = run()
@@ -93,13 +104,17 @@ class RecordingSubmission(Submission):
             step["outcome"] = {"error": {"type": (error.type if error else "") or failure.error_type or "",
                                          "mro": list(error.mro) if error else [],
                                          "kind": error.kind.value if error else ""}}
-            self._recorder.add(step)
+            index = self._recorder.add(step)
+            self._recorder.answers.append(probing.Answer(step["op"], step["function"], failure, index, raised=True))
             raise
         finally:
             self._depth -= 1
         step["outcome"] = outcome(result)
         index = self._recorder.add(step)
-        if isinstance(result, JaxprFacts):
+        self._recorder.answers.append(probing.Answer(step["op"], step["function"], result, index))
+        if step["op"] in ("call", "count_traces"):
+            self._recorder.comparisons.returned(index, result)
+        if isinstance(result, ProgramFacts):
             self._recorder.remember_facts(result, index)
         return result
 
@@ -127,6 +142,9 @@ class RecordingSubmission(Submission):
                    "key_reuse_check": bool(key_reuse_check)}
         step = {"op": "call", "function": function, "args": self._recorder.encode(tuple(args), "args"),
                 "kwargs": self._recorder.encode(kwargs, "kwargs"), "options": options}
+        # How replay names this call by itself: a comparison that names it so needs no recorded name.
+        self._recorder.comparisons.named(self._recorder.next_index(),
+                                         replay.described(function, tuple(args), kwargs, options))
 
         def run():
             return super(RecordingSubmission, self).call_with(
@@ -174,6 +192,8 @@ def _wrap_assert_uses_primitive(original: Callable, recorder: Recorder) -> Calla
     signature = inspect.signature(original)
 
     def assert_uses_primitive(*args, **kwargs):
+        if recorder.probe is not None:  # a rerun: nothing more to record
+            return original(*args, **kwargs)
         bound = signature.bind(*args, **kwargs).arguments
         step = recorder.step_of(bound["facts"])
         original(*args, **kwargs)
@@ -187,6 +207,8 @@ def _wrap_assert_not_unrolled(original: Callable, recorder: Recorder) -> Callabl
     signature = inspect.signature(original)
 
     def assert_not_unrolled(*args, **kwargs):
+        if recorder.probe is not None:
+            return original(*args, **kwargs)
         bound = signature.bind(*args, **kwargs).arguments
         small, large = recorder.step_of(bound["small"]), recorder.step_of(bound["large"])
         original(*args, **kwargs)
@@ -200,6 +222,8 @@ def _wrap_expect_raises(original: Callable, recorder: Recorder) -> Callable:
     signature = inspect.signature(original)
 
     def expect_raises(*args, **kwargs):
+        if recorder.probe is not None:
+            return original(*args, **kwargs)
         bound = signature.bind(*args, **kwargs).arguments
         index = recorder.next_index()
         original(*args, **kwargs)
@@ -210,10 +234,20 @@ def _wrap_expect_raises(original: Callable, recorder: Recorder) -> Callable:
     return expect_raises
 
 
+def _wrap_assert_all_finite(original: Callable, recorder: Recorder) -> Callable:
+    def assert_all_finite(actual, *args, **kwargs):
+        recorder.comparisons.checked_finite(actual)
+        return original(actual, *args, **kwargs)
+
+    return assert_all_finite
+
+
 def _originals() -> dict[str, tuple[Callable, Callable]]:
+    from autograder.check import compare
     from autograder.suites import expect
 
     return {
+        "assert_all_finite": (compare.assert_all_finite, _wrap_assert_all_finite),
         "assert_uses_primitive": (expectations.assert_uses_primitive, _wrap_assert_uses_primitive),
         "assert_not_unrolled": (expectations.assert_not_unrolled, _wrap_assert_not_unrolled),
         "expect_raises": (expect.expect_raises, _wrap_expect_raises),
@@ -239,15 +273,56 @@ class RecordingPlugin:
     def pytest_runtest_protocol(self, item, nextitem):
         mark = item.get_closest_marker("graded")
         self._recorder.current = (mark.kwargs["function"], mark.kwargs["prop"]) if mark else None
+        self._recorder.answers = []
+        self._recorder.comparisons.reset()
         try:
             yield
         finally:
             self._recorder.current = None
+            self._recorder.answers = []
+            self._recorder.comparisons.reset()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        generators = _generator_states(item)
+        outcome = yield
+        if outcome.excinfo is None and self._recorder.current is not None:
+            for step, rules in self._recorder.comparisons.rules.items():
+                self._recorder.annotate(step, compare={str(leaf): rule for leaf, rule in sorted(rules.items())})
+            _probe_values(self._recorder, item, generators)
 
     def restore(self) -> None:
         for module, name, original in reversed(self._patched):
             setattr(module, name, original)
         self._patched.clear()
+
+
+def _generator_states(item) -> dict[str, Any]:
+    """The state of each random generator the check receives (`rng`, `sizes`), before it draws."""
+    return {name: copy.deepcopy(dict(value.bit_generator.state)) for name, value in item.funcargs.items()
+            if isinstance(value, np.random.Generator)}
+
+
+def _probe_values(recorder: Recorder, item, generators: dict[str, Any]) -> None:
+    """Run the check again once per value it asked for, that answer made wrong (same inputs: the
+    generators restored), and note with the step the exercise hints the check then gives."""
+    answers = list(recorder.answers)
+    for index, answer in enumerate(answers):
+        if not answer.is_value:
+            continue
+        for name, state in generators.items():
+            item.funcargs[name].bit_generator.state = copy.deepcopy(state)
+        recorder.probe = probing.Probe(answers, index)
+        try:
+            item.runtest()
+        except AssertionError as failure:
+            hints = probing.hints_in(str(failure), recorder.assignment)
+            if hints:
+                recorder.annotate(answer.step, hints=hints)
+        except Exception:  # noqa: BLE001 - the suite could not judge the wrong value (or asked otherwise): no hint
+            pass
+        finally:
+            recorder.probe = None
 
 
 def record_checks(assignment: str, submission: Submission, seed: int, functions: AbstractSet[str] | None, *,
@@ -258,11 +333,13 @@ def record_checks(assignment: str, submission: Submission, seed: int, functions:
     plugin = GradingPlugin(RecordingSubmission(submission, recorder), seed, functions)
     recording = RecordingPlugin(recorder)
     sink = io.StringIO()
+    recorder.comparisons.install()
     try:
         with no_plugin_autoload(), contextlib.redirect_stdout(sink):
             code = pytest.main([str(suite_path(assignment)), *PYTEST_OPTIONS], plugins=[plugin, recording])
     finally:
         recording.restore()
+        recorder.comparisons.restore()
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise RecordingError(f"the {assignment} suite could not run (pytest exit {code}):\n{sink.getvalue()[-3000:]}")
     return list(plugin.outcomes.values())
@@ -274,7 +351,7 @@ def record_assignment(assignment: str, config: GradingConfig, solution: Path, se
 
     from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
 
-    recorder = Recorder()
+    recorder = Recorder(assignment)
     result = grade_submission(solution, config,
                               GradingOptions(seed=seed, sandbox="inprocess", assignment=assignment),
                               WorkerResources(run_suite=lambda a, s, sd, f: record_checks(a, s, sd, f,
@@ -289,6 +366,7 @@ def record_assignment(assignment: str, config: GradingConfig, solution: Path, se
             raise RecordingError(
                 f"{assignment}: the check {check.name!r} asks nothing of the submission; it cannot be replayed")
         checks.append({"function": check.function, "prop": check.prop, "points": check.max_score, "steps": steps})
+    hinted = {hint["key"] for steps in recorder.steps.values() for step in steps for hint in step.get("hints", ())}
     record = {"format": FORMAT, "assignment": assignment, "seed": seed, "jax_version": jax.__version__,
-              "checks": checks}
+              "checks": checks, "hints": probing.hint_catalog(hinted, config.hint_level("check"))}
     return record, recorder.arrays

@@ -6,8 +6,13 @@ judgements on them. Replay sends every request through the same
 `Submission` (the in-process transport: the student's code in this
 process) and compares each answer with the recorded one:
 
-- values: the same structure and dtypes; floating-point leaves within
-  rtol 1e-4, atol 1e-5; integer and boolean leaves exactly;
+- values: the same structure; each leaf as the grader compared it at
+  release (its rtol, atol and dtype rule, its finiteness check, its
+  description of the call: the step's "compare"); a leaf the grader did not
+  compare as returned, with the same dtype, floats within rtol 1e-4, atol
+  1e-5, the rest exactly. A wrong value gets the exercise hints the grader
+  gives for a wrong value there (the step's "hints", said from the
+  record's "hints" catalog; see student/probing.py);
 - trace: the function traces with the same static arguments (jittable),
   with no callback into Python;
 - count_traces: every call's output as above, and the same number of traces;
@@ -25,17 +30,18 @@ in the words of the grader's own assertions and hints.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Iterable
 
 import numpy as np
 
-from autograder.catalog import messages
+from autograder.catalog import hint_ideas, messages
 from autograder.check import compare
 from autograder.check.expectations import assert_no_host_callbacks, assert_not_unrolled
 from autograder.check.jax_error_hints import hint_for
 from autograder.check.results import CheckResult
 from autograder.check.retrace_explanations import explain
-from autograder.check.submission import JaxprFacts, StudentCodeError, Submission, describe_call
+from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, describe_call
 from autograder.protocol.errors import ErrorKind
 from autograder.student import recorded
 from autograder.student.strings import text
@@ -51,6 +57,7 @@ def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
            functions: Iterable[str] | None = None) -> list[CheckResult]:
     """Every recorded check of `functions` (default: all), in the record's order, with points."""
     wanted = None if functions is None else set(functions)
+    learn_hints(record.get("hints", {}))
     results = []
     for check in record.get("checks", []):
         if wanted is not None and check["function"] not in wanted:
@@ -73,7 +80,7 @@ def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
 
 
 def _replay_check(check: dict, arrays: list[np.ndarray], submission: Submission) -> None:
-    facts: dict[int, JaxprFacts] = {}
+    facts: dict[int, ProgramFacts] = {}
     for index, step in enumerate(check.get("steps", [])):
         op = step.get("op")
         if op == "uses":
@@ -83,7 +90,7 @@ def _replay_check(check: dict, arrays: list[np.ndarray], submission: Submission)
                                 n_small=step["n_small"], n_large=step["n_large"], fix="")
         else:
             answer = _request(step, arrays, submission)
-            if isinstance(answer, JaxprFacts):
+            if isinstance(answer, ProgramFacts):
                 facts[index] = answer
 
 
@@ -108,9 +115,7 @@ def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> An
     options = dict(step.get("options", {}))
     if op == "call":
         args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
-        call = describe_call(function, args, kwargs)
-        if options.get("mode", "plain") != "plain":
-            call = f"{options['mode']}({call})"
+        call = described(function, args, kwargs, options)
         for name in ("static_argnums", "static_argnames"):
             options[name] = tuple(options.get(name, ()))
         for name in ("argnums", "in_axes"):
@@ -119,7 +124,8 @@ def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> An
         if expected_error is not None:
             return _expect_error(submission, function, args, kwargs, options, expected_error, call)
         actual = submission.call_with(function, args, kwargs, **options)
-        assert_matches(actual, recorded.decode(outcome["value"], arrays), call=call)
+        with _hinted(step):
+            assert_matches(actual, recorded.decode(outcome["value"], arrays), call=call, rules=step.get("compare"))
         return actual
     if op == "trace":
         args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
@@ -134,9 +140,13 @@ def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> An
                                          static_argnums=tuple(options.get("static_argnums", ())),
                                          static_argnames=tuple(options.get("static_argnames", ())),
                                          count_all=bool(options.get("count_all")))
+        first_leaf = 0
         for (args, kwargs), actual, expected in zip(calls, report.outputs, recorded.decode(outcome["outputs"], arrays),
                                                  strict=True):
-            assert_matches(actual, expected, call=describe_call(function, args, kwargs))
+            with _hinted(step):
+                assert_matches(actual, expected, call=describe_call(function, args, kwargs),
+                               rules=step.get("compare"), first_leaf=first_leaf)
+            first_leaf += len(_leaves(expected))
         if report.traces != outcome["traces"]:
             sequence = _call_sequence(function, calls)
             feedback = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
@@ -178,22 +188,80 @@ def _expect_error(submission: Submission, function: str, args: tuple, kwargs: di
                                  actual=messages.text("check.returned_instead")))
 
 
-def _expect_construct(facts: JaxprFacts, step: dict) -> None:
+def _expect_construct(facts: ProgramFacts, step: dict) -> None:
     wanted = set(step["any_of"])
     if not wanted & facts.primitives:
         raise Mismatch(text("student.construct_missing", call=step["function"], construct=step["construct"],
                             primitives="` or `".join(sorted(wanted))))
 
 
-def assert_matches(actual: Any, expected: Any, *, call: str) -> None:
-    """The same structure and dtypes as `expected`; floats within rtol 1e-4 / atol 1e-5, the rest exactly."""
-    compare.assert_same_structure(actual, expected, call=call)
-    for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
+def assert_matches(actual: Any, expected: Any, *, call: str, rules: dict | None = None, first_leaf: int = 0) -> None:
+    """The same structure as `expected`; each leaf by its rule (the grader's comparison, leaves numbered
+    from `first_leaf`), else with the same dtype, floats within rtol 1e-4 / atol 1e-5, the rest exactly."""
+    rules = rules or {}
+    compare.assert_same_structure(actual, expected, call=rules.get(str(first_leaf), {}).get("call", call))
+    for index, (got, want) in enumerate(zip(_leaves(actual), _leaves(expected), strict=True)):
+        rule = rules.get(str(first_leaf + index), {})
+        if rule.get("finite"):
+            compare.assert_all_finite(got, call=rule.get("call", call))
+        if "rtol" in rule:
+            compare.assert_close(got, want, call=rule.get("call", call), rtol=rule["rtol"], atol=rule["atol"],
+                                 check_dtype=bool(rule.get("check_dtype")))
+            continue
         want_array = np.asarray(want)
         tolerance = (RTOL, ATOL) if want_array.dtype.kind in "fc" else (0.0, 0.0)
         # A Python number where an array was recorded (plain calls only) is compared by value.
         check_dtype = isinstance(got, np.ndarray) and isinstance(want, (np.ndarray, np.generic))
         compare.assert_close(got, want_array, call=call, rtol=tolerance[0], atol=tolerance[1], check_dtype=check_dtype)
+
+
+@contextlib.contextmanager
+def _hinted(step: dict):
+    """A wrong value at `step` gets the exercise hints the grader gives there, in its words."""
+    try:
+        yield
+    except AssertionError as failure:
+        hints = step.get("hints") or ()
+        if not hints:
+            raise
+        said = [messages.text("call.hint", hint=messages.text(hint["key"])) if hint.get("wrapped")
+                else messages.text(hint["key"]) for hint in hints]
+        raise Mismatch("\n".join([str(failure), *said])) from None
+
+
+def learn_hints(catalog: dict) -> None:
+    """Teach the message catalog the exercise hints a record uses (the student package ships no suite,
+    so not their catalogs): their ideas in each language and APIs, and their recipes if recorded;
+    without a recipe, the idea is said at every level. A hint the catalog knows is left as it is."""
+    for key, entry in catalog.items():
+        ideas, recipes = entry.get("idea", {}), entry.get("recipe", {})
+        if key in hint_ideas.IDEAS or not ideas.get("en"):
+            continue
+        hint_ideas.IDEAS[key] = ideas["en"]
+        hint_ideas.APIS[key] = tuple(entry.get("apis", ()))
+        messages.ENGLISH[f"{key}.idea"] = ideas["en"]
+        messages.ENGLISH[key] = recipes.get("en", ideas["en"])
+        for language in messages.LANGUAGES:
+            if language != "en" and language in ideas:
+                translations = messages.catalog(language)
+                translations[f"{key}.idea"] = ideas[language]
+                translations[key] = recipes.get(language, ideas[language])
+
+
+def described(function: str, args: tuple, kwargs: dict, options: dict) -> str:
+    """The call as the grader names it: `jit(f(f32[8]))`, `jax.grad(lambda x: f(x).sum())(f32[8])`."""
+    mode = options.get("mode", "plain")
+    call = describe_call(function, args, kwargs)
+    if mode == "plain":
+        return call
+    if mode == "grad_sum":  # as the suites' describe_grad_call names it
+        names = ["x"] if len(args) == 1 else [chr(ord("a") + i) for i in range(len(args))]
+        keywords = describe_call("f", (), kwargs)[2:-1]
+        argnums = options.get("argnums", 0)
+        grad_options = "" if argnums == 0 else f", argnums={tuple(argnums) if isinstance(argnums, list) else argnums}"
+        body = f"{function}({', '.join([*names, keywords] if keywords else names)})"
+        return f"jax.grad(lambda {', '.join(names)}: {body}.sum(){grad_options})({describe_call('f', args, {})[2:-1]})"
+    return f"{mode}({call})"  # as the suites' expect_output names it
 
 
 def _leaves(tree: Any) -> list:

@@ -1,0 +1,226 @@
+"""How the grader judges each value a check asks for: its hint for a wrong value, its tolerances
+(release side; not in the student package).
+
+The suites name the JAX idea behind a wrong result in its feedback
+(`expect_output(hint=...)`, an `_advice` block), and compare with their own
+tolerances and call descriptions. The student package ships no suite, so
+at release:
+
+- while the solution's run compares a returned array, the comparison's
+  rtol, atol, dtype rule and call description are noted for that leaf of
+  that step (`Comparisons`); so is a finiteness check;
+- then the check runs again once per value step (`Probe`), with that one
+  answer made wrong and every other answer the first run's, on the same
+  inputs (no code of the solution runs again). The exercise hints in the
+  feedback it then fails with are recorded with the step, by key
+  (`hints_in`).
+
+Replay adds those hints, in the catalog's words, when the student's value
+at that step is wrong. The hints' first two levels (the idea, the APIs to
+read about) ship with the record (`hint_catalog`); never a recipe, which
+may quote reference code, unless the release shows recipes anyway.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+import numpy as np
+
+from autograder.catalog import hint_ideas, messages
+from autograder.check import compare
+from autograder.check.submission import TraceReport
+
+
+class ProbeDiverged(RuntimeError):
+    """The check asked for something else than in its first run: its hints cannot be told apart."""
+
+
+@dataclasses.dataclass
+class Answer:
+    """One request of a check's first run and what the solution answered (a value, or the error it raised)."""
+
+    op: str
+    function: str
+    result: Any
+    step: int  # its index among the check's recorded steps
+    raised: bool = False
+
+    @property
+    def is_value(self) -> bool:
+        return not self.raised and self.op in ("call", "count_traces")
+
+
+class Probe:
+    """A rerun of one check: the answers of its first run, the one at `wrong` made wrong."""
+
+    def __init__(self, answers: list[Answer], wrong: int):
+        self._answers = answers
+        self._wrong = wrong
+        self._next = 0
+
+    def answer(self, op: str, function: str) -> Any:
+        index, self._next = self._next, self._next + 1
+        if index >= len(self._answers) or (self._answers[index].op, self._answers[index].function) != (op, function):
+            raise ProbeDiverged(f"request {index} is {op} {function}, not as in the first run")
+        answer = self._answers[index]
+        if answer.raised:
+            raise answer.result
+        if index != self._wrong:
+            return answer.result
+        if isinstance(answer.result, TraceReport):
+            return dataclasses.replace(answer.result, outputs=tuple(wrong(o) for o in answer.result.outputs))
+        return wrong(answer.result)
+
+
+def wrong(value: Any) -> Any:
+    """`value` with every number changed and its structure, shapes and dtypes kept."""
+    if isinstance(value, dict):
+        return {k: wrong(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(wrong(v) for v in value)
+    if isinstance(value, np.generic):
+        return wrong(np.asarray(value))[()]
+    if not isinstance(value, np.ndarray):
+        return value
+    if value.dtype.kind == "b":
+        return ~value
+    if value.dtype.kind in "iu":
+        return value + np.ones((), value.dtype)
+    if value.dtype.kind in "fc":
+        with np.errstate(all="ignore"):
+            changed = value + 1 + np.abs(value)
+        return np.where(np.isfinite(changed), changed, 0.5).astype(value.dtype)
+    return value
+
+
+def leaves(tree: Any) -> list:
+    """Leaves in compare's order (dicts by sorted key)."""
+    if isinstance(tree, dict):
+        return [leaf for key in sorted(tree) for leaf in leaves(tree[key])]
+    if isinstance(tree, (tuple, list)):
+        return [leaf for item in tree for leaf in leaves(item)]
+    return [tree]
+
+
+class Comparisons:
+    """The grader's comparisons of the arrays a check's requests returned, by step and leaf.
+
+    The suites compare through `compare.assert_close` and `assert_equal`, which
+    compare leaf by leaf in `compare._assert_leaf_close`: patched while the
+    solution's checks run, it notes, for a leaf that a step returned (known
+    by identity: the answers are kept alive), the tolerances it used.
+    """
+
+    def __init__(self) -> None:
+        self._owner: dict[int, tuple[int, int]] = {}
+        self.rules: dict[int, dict[int, dict]] = {}
+        self._named: dict[int, str] = {}
+        self._original = compare._assert_leaf_close
+        self._original_finite = compare.assert_all_finite
+
+    def reset(self) -> None:
+        self._owner.clear()
+        self.rules = {}
+        self._named = {}
+
+    def named(self, step: int, call: str) -> None:
+        """How replay names the call of `step` by itself (a rule's `call` is kept only where the grader's differs)."""
+        self._named[step] = call
+
+    def returned(self, step: int, result: Any) -> None:
+        """The leaves `result` (the answer to request `step`) holds."""
+        outputs = list(result.outputs) if isinstance(result, TraceReport) else result
+        for index, leaf in enumerate(leaves(outputs)):
+            if isinstance(leaf, (np.ndarray, np.generic)):
+                self._owner[id(leaf)] = (step, index)
+
+    def _rule(self, actual: Any) -> dict | None:
+        owner = self._owner.get(id(actual))
+        if owner is None:
+            return None
+        return self.rules.setdefault(owner[0], {}).setdefault(owner[1], {})
+
+    def compared(self, actual: Any, expected: Any, *, call: str, rtol, atol, check_dtype: bool) -> None:
+        rule = self._rule(actual)
+        owner_step = self._owner.get(id(actual), (-1, 0))[0]
+        if rule is not None and "rtol" not in rule:
+            default_rtol, default_atol = compare.TOLERANCES.get(np.asarray(expected).dtype.name, (0.0, 0.0))
+            rule.update(rtol=default_rtol if rtol is None else float(rtol),
+                        atol=default_atol if atol is None else float(atol), check_dtype=bool(check_dtype))
+            if _is_code(call) and call != self._named.get(owner_step):
+                rule["call"] = call
+
+    def checked_finite(self, actual: Any) -> None:
+        for leaf in leaves(actual):
+            rule = self._rule(leaf)
+            if rule is not None:
+                rule["finite"] = True
+
+    def install(self) -> None:
+        def assert_leaf_close(actual, expected, *, call, rtol, atol, check_dtype):
+            self.compared(actual, expected, call=call, rtol=rtol, atol=atol, check_dtype=check_dtype)
+            return self._original(actual, expected, call=call, rtol=rtol, atol=atol, check_dtype=check_dtype)
+
+        def assert_all_finite(actual, *args, **kwargs):
+            self.checked_finite(actual)
+            return self._original_finite(actual, *args, **kwargs)
+
+        compare._assert_leaf_close = assert_leaf_close
+        # The suites' shared steps call it through the module (a suite that imported it by name is
+        # patched where it runs: recording.RecordingPlugin).
+        compare.assert_all_finite = assert_all_finite
+
+    def restore(self) -> None:
+        compare._assert_leaf_close = self._original
+        compare.assert_all_finite = self._original_finite
+
+
+def _is_code(call: str) -> bool:
+    """Whether the grader's description of a call is code (`jit(f(f32[8]))`, `f(...)[0] (mse)`), the same in
+    every language, and not a sentence of the catalog, which is recorded in the release's language only."""
+    return not re.search(r"[^\W\d_]+ [^\W\d_]+ [^\W\d_]+", call)
+
+
+def hints_in(feedback: str, assignment: str) -> list[dict]:
+    """The exercise hints of `assignment` that `feedback` holds, in its order: {"key", "wrapped"}
+    (wrapped: said as `call.hint`, "Hint: ...", else as a sentence of its own).
+
+    Rendered now, in the language and at the hint level the feedback was written in.
+    """
+    found = []
+    for key in sorted(k for k in hint_ideas.IDEAS if k.startswith(f"{assignment}.")):
+        try:
+            said = messages.text(key)
+        except (KeyError, IndexError):  # a hint with {fields}: not told apart here
+            continue
+        wrapped = messages.text("call.hint", hint=said)
+        if wrapped in feedback:
+            found.append((feedback.index(wrapped), {"key": key, "wrapped": True}))
+        elif said in feedback:
+            found.append((feedback.index(said), {"key": key, "wrapped": False}))
+    return [hint for _, hint in sorted(found, key=lambda item: item[0])]
+
+
+def hint_catalog(keys: set[str], level: str) -> dict[str, dict]:
+    """What the student package needs to say each hint of `keys` as the grader does:
+    its idea in every language, its APIs, and its recipe only when the release shows recipes."""
+    entries = {}
+    for key in sorted(keys):
+        entry: dict[str, Any] = {"idea": _in_every_language(f"{key}.idea"),
+                                 "apis": list(hint_ideas.APIS.get(key, ()))}
+        if level == "recipe":
+            entry["recipe"] = _in_every_language(key)
+        entries[key] = entry
+    return entries
+
+
+def _in_every_language(key: str) -> dict[str, str]:
+    said = {"en": messages.ENGLISH[key]}
+    for language in messages.LANGUAGES:
+        translated = messages.catalog(language).get(key) if language != "en" else None
+        if translated:
+            said[language] = translated
+    return said
