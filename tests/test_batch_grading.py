@@ -53,8 +53,8 @@ def graded_batch(tmp_path_factory, fast_config):
     (batch / "erin_01_immutable_updates.py").write_text("while True:\n    pass\n")
     (batch / "frank.py").write_text(PY_SOLUTION_01)
     out = tmp_path_factory.mktemp("out")
-    missing = batch / "ghost_01_immutable_updates.ipynb.missing"
-    completed = run_cli("--config", str(fast_config), "grade", str(batch), str(missing), "--out", str(out),
+    # A path that does not exist is refused before grading (tests/test_file_choice.py), so none is given here.
+    completed = run_cli("--config", str(fast_config), "grade", str(batch), "--out", str(out),
                         "--jobs", "2", "--seed", "7", "--assignment", "01_immutable_updates")
     return completed, out, batch
 
@@ -71,7 +71,7 @@ def test_batch_exits_normally(graded_batch):
 def test_every_submission_has_a_result(graded_batch):
     _, out, _ = graded_batch
     names = {"alice_01_immutable_updates", "bob_01_immutable_updates", "carol_01_immutable_updates",
-             "dave_01_immutable_updates", "erin_01_immutable_updates", "frank", "ghost_01_immutable_updates.ipynb"}
+             "dave_01_immutable_updates", "erin_01_immutable_updates", "frank"}
     assert {p.parent.name for p in out.glob("*/results.json")} == names
     rows = list(csv.DictReader((out / "grades.csv").open()))
     assert {r["submission"] for r in rows} == names
@@ -99,8 +99,7 @@ def test_test_names_start_with_the_function_name(graded_batch):
     ("bob_01_immutable_updates", "not implemented yet"),
     ("carol_01_immutable_updates", "not a valid notebook"),
     ("dave_01_immutable_updates", "syntax error"),
-    ("erin_01_immutable_updates", "did not finish within"),
-    ("ghost_01_immutable_updates.ipynb", "does not exist"),
+    ("erin_01_immutable_updates", "s of CPU time"),
 ])
 def test_broken_submissions_score_zero_with_a_clear_message(graded_batch, name, feedback):
     result = _result(graded_batch[1], name)
@@ -122,5 +121,4 @@ def test_resume_skips_finished_submissions(graded_batch, fast_config):
                         "--seed", "7", "--assignment", "01_immutable_updates", "--resume")
     assert completed.returncode == 0, completed.stderr
     assert _result(out, "zoe_01_immutable_updates")["score"] == 18
-    assert {p: p.stat().st_mtime_ns for p in results if p.parent.name != "ghost_01_immutable_updates.ipynb"} == {
-        p: t for p, t in before.items() if p.parent.name != "ghost_01_immutable_updates.ipynb"}
+    assert {p: p.stat().st_mtime_ns for p in results} == before

@@ -17,6 +17,7 @@ import re
 import shutil
 import statistics
 import sys
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -178,10 +179,14 @@ def test_most_common_failure_groups_the_same_cause_and_carries_its_hint(graded, 
     assert top.cause == class_report.normalize_feedback(_first_line(feedback[1]))
     assert top.hint == messages.text("call.hint", hint=messages.text("hint.NonConcreteBooleanIndexError"))
     assert top.hint in feedback[0].splitlines()
-    # Every failed check of a submission that loaded is in exactly one group.
+    # Every failed check of a submission that loaded is in exactly one group, or of a function left as a stub.
     loaded = [r for r in results if not r["extra_data"].get("problem")]
+    stubbed = {(r["extra_data"]["submission"], t["name"].split(":")[0]) for r in loaded for t in r["tests"]
+               if "is not implemented yet" in t["output"]}
+    assert stubbed and {f for _, f in stubbed} == {row.function for row in report.not_attempted}
     assert sum(f.count for f in report.failures) == sum(
-        1 for r in loaded for t in r["tests"] if t["status"] != "passed")
+        1 for r in loaded for t in r["tests"]
+        if t["status"] != "passed" and (r["extra_data"]["submission"], t["name"].split(":")[0]) not in stubbed)
 
 
 def test_slowest_submissions_come_from_the_grading_times(graded, report):
@@ -239,7 +244,12 @@ def test_html_is_self_contained(graded, written, report):
     images = [attrs for tag, attrs in parser.tags if tag == "img"]
     assert len(images) == 2 * len(report.scores)  # a histogram and a pass-rate plot per assignment
     assert all(attrs["src"].startswith("data:image/png;base64,") and attrs["alt"] for attrs in images)
-    assert all(attrs["href"].startswith("#") for tag, attrs in parser.tags if "href" in attrs)
+    # Links go to the report's own sections, or to a submission's results.json beside it in the out dir.
+    out, _, _ = graded
+    links = [attrs["href"] for tag, attrs in parser.tags if "href" in attrs]
+    files = [link for link in links if not link.startswith("#")]
+    assert files and all(re.fullmatch(r"[^/:#?]+/results\.json", link) for link in files), files
+    assert all((out / urllib.parse.unquote(link)).is_file() for link in files)
     assert not any(key.startswith("on") for _, attrs in parser.tags for key in attrs)
     assert "url(" not in parser.style and "@import" not in parser.style
     [policy] = [attrs["content"] for tag, attrs in parser.tags if attrs.get("http-equiv") == "Content-Security-Policy"]
@@ -288,7 +298,8 @@ def test_write_goes_through_the_out_dir_and_replaces_a_planted_link(graded, tmp_
 def test_terminal_summary_is_short_and_names_who_needs_a_look(report):
     terminal = class_report.render_terminal(report)
     lines = terminal.splitlines()
-    assert len(lines) <= 1 + len(report.scores) + 1 + 2 * class_report.TERMINAL_FAILURES + 1 + len(report.needs_a_look)
+    assert len(lines) <= (1 + len(report.scores) + 1 + 2 * class_report.TERMINAL_FAILURES
+                          + bool(report.not_attempted) + 1 + len(report.needs_a_look))
     failures = [line for line in lines if re.match(r"  \d\. |     ", line)]  # a failure and its hint: cut to width
     assert failures and all(len(line) <= class_report.TERMINAL_WIDTH for line in failures)
     for d in report.scores:
@@ -353,7 +364,8 @@ def test_report_renders_in_a_headless_browser(written, graded, report, tmp_path)
         body = driver.find_element(By.TAG_NAME, "body").text
         assert HOSTILE_MESSAGE.split("<a")[0] in body  # shown as text, not run
         assert "https://docs.jax.dev" in body  # a URL in feedback still reads as one
-        for heading in ("report.class_scores_heading", "report.class_checks_heading", "report.class_failures_heading",
+        for heading in ("report.class_students_heading", "report.class_not_attempted_heading",
+                        "report.class_scores_heading", "report.class_checks_heading", "report.class_failures_heading",
                         "report.class_not_loaded_heading", "report.class_slowest_heading"):
             assert class_report.REPORT_TEXT[heading] in body
         try:

@@ -178,8 +178,10 @@ def test_choosing_the_submission(tmp_path):
     assert find(folder, ASSIGNMENT) == folder / f"{ASSIGNMENT}.ipynb"  # the assignment's name decides
     (folder / f"{ASSIGNMENT}.ipynb").unlink()
     (folder / "other.ipynb").write_text("{}")
-    message = find(folder, ASSIGNMENT)
-    assert message.startswith("Your submission has 2 .ipynb files (other.ipynb, scratch.ipynb)")
+    os.utime(folder / "scratch.ipynb", (2_000_000_000, 2_000_000_000))
+    assert find(folder, ASSIGNMENT) == folder / "scratch.ipynb"  # neither named nor declared: the newest
+    (folder / "other.ipynb").write_text(json.dumps({"metadata": {"autograder": {"assignment": ASSIGNMENT}}}))
+    assert find(folder, ASSIGNMENT) == folder / "other.ipynb"  # the metadata names the assignment: first
     for name in ("other.ipynb", "scratch.ipynb"):
         (folder / name).unlink()
     outside = tmp_path / "outside.ipynb"

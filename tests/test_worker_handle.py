@@ -7,11 +7,12 @@ worker that speaks the same protocol and fails on command.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 import pytest
 
-from autograder.grade.worker_handle import WorkerFailed, WorkerHandle
+from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, WorkerStopped
 
 FAKE_WORKER = r'''
 import json, os, sys, time
@@ -56,3 +57,15 @@ def test_a_hang_is_cut_at_the_time_limit_and_the_worker_replaced(worker):
         worker.grade({"name": "hang"}, 2)
     assert time.monotonic() - started < 20
     assert worker.grade({"name": "after"}, 30)["pid"] != first
+
+
+def test_stop_from_another_thread_ends_a_hanging_worker_at_once_and_starts_no_other(worker):
+    worker.grade({"name": "before"}, 30)
+    stopper = threading.Timer(1.0, worker.stop)
+    stopper.start()
+    started = time.monotonic()
+    with pytest.raises(WorkerStopped):
+        worker.grade({"name": "hang"}, 300)
+    assert time.monotonic() - started < 20
+    with pytest.raises(WorkerStopped):
+        worker.grade({"name": "after"}, 30)

@@ -24,21 +24,25 @@ import hashlib
 import os
 import queue
 import shutil
+import signal
 import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 from autograder.catalog import messages
 from autograder.check.results import SubmissionResult
 from autograder.grade.batch_progress import Progress, finished_from, summary
 from autograder.grade.result_provenance import changed_settings, content_digest, grading_settings
-from autograder.grade.unfinished_results import crashed_result
-from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, worker_command
+from autograder.grade.unfinished_results import crashed_result, unreadable_result
+from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, WorkerStopped, worker_command
 from autograder.grading_config import GradingConfig
-from autograder.load.submission_identity import Identity, identify_all
-from autograder.reports import class_report, grades_csv, gradescope_json
+from autograder.load import submission_choice
+from autograder.load.submission_choice import FileChoice, Found
+from autograder.load.submission_identity import GRADESCOPE_METADATA, Identity, identify_all
+from autograder.reports import class_report, grades_csv, gradescope_json, junit_xml
 from autograder.reports.out_dir import OutDir, safe_component
 
 SUBMISSION_SUFFIXES = (".ipynb", ".py")
@@ -52,15 +56,33 @@ class BatchItem:
     path: Path
     student: str = ""  # who handed it in, from where it sits (submission_identity)
     layout: str = "file"
+    notes: tuple[str, ...] = ()  # why who handed it in needs a look (submission_identity.Identity.notes)
+    assignment: str | None = None  # the assignment its layout files it under (nbgrader's folder), if any
+    # The files of the student's entry not graded (submission_choice); with `found_instead`, the entry
+    # holds no notebook at all: it scores 0 with the choice's note, without a worker.
+    choice: FileChoice | None = None
+
+    @property
+    def no_notebook(self) -> bool:
+        return self.choice is not None and bool(self.choice.found_instead)
 
 
-def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = ()) -> list[BatchItem]:
+class NothingToGrade(Exception):
+    """A path named on the command line does not exist or holds nothing to grade: nothing is graded or written."""
+
+
+def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = (),
+             assignment: str | None = None) -> list[BatchItem]:
     """Submissions named on the command line or found in named directories, each with its out dir name.
 
     Paths that do not exist are kept, so they get a result that says so.
-    The student comes from the layout (submission_identity: nbgrader's
+    The student comes from the layout of the path it was found under, decided
+    once from that path's top (submission_identity: nbgrader's
     `<student>/<assignment>/`, Gradescope's export, GitHub Classroom's
     repositories, else the file name; `assignments` are the known names).
+    One file per student and assignment is graded (submission_choice: the
+    others are named in its notes; `assignment` is --assignment), and a
+    student's entry with no notebook gets an item that scores 0 and says why.
     A name is the readable part (see `readable_name`) made one safe file
     name (out_dir.safe_component). It
     stays exactly that when that needed no change and no other submission's
@@ -72,12 +94,13 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = ()) -
     and no name ever passes from one submission to another.
     """
     found: list[tuple[Path, Path]] = []  # (submission, the root its hash is relative to)
+    others: list[tuple[Path, Path]] = []  # other files in named folders: what an entry with no notebook holds
     seen: set[str] = set()
     for path in paths:
         if _is_dir(path):
-            files = sorted(p for p in path.rglob("*") if p.suffix in SUBMISSION_SUFFIXES
-                           and _is_file(p) and ".ipynb_checkpoints" not in p.parts)
-            found.extend((file, path) for file in files)
+            files = sorted(p for p in path.rglob("*") if ".ipynb_checkpoints" not in p.parts)
+            found.extend((file, path) for file in files if file.suffix in SUBMISSION_SUFFIXES and _is_file(file))
+            others.extend((file, path) for file in files if _is_handed_in(file, path) and _is_file(file))
         else:
             found.append((path, path.parent))
     unique = []
@@ -86,10 +109,30 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = ()) -
         if key not in seen:
             seen.add(key)
             unique.append((file, root))
-    identities = identify_all(unique, assignments)
-    readable = readable_names(unique, identities)
-    return [BatchItem(name, file, identity.student, identity.layout)
-            for name, (file, _), identity in zip(_unique_names(unique, readable), unique, identities, strict=True)]
+    identities = identify_all(unique + others, assignments)  # one call: each root's layout decided once
+    chosen = submission_choice.choose([Found(f, r, i) for (f, r), i in zip(unique, identities, strict=False)],
+                                      [Found(f, r, i) for (f, r), i in zip(others, identities[len(unique):],
+                                                                            strict=True)],
+                                      assignments, assignment)
+    kept = [(c.path, c.root) for c in chosen]
+    readable = readable_names(kept, [c.identity for c in chosen])
+    return [BatchItem(name, c.path, c.identity.student, c.identity.layout, c.identity.notes, c.identity.assignment,
+                      c.choice)
+            for name, c in zip(_unique_names(kept, readable), chosen, strict=True)]
+
+
+# Files a layout itself leaves in a student's entry (nbgrader's timestamp), not handed in by the student.
+NOT_HANDED_IN = frozenset({"timestamp.txt", GRADESCOPE_METADATA})
+
+
+def _is_handed_in(file: Path, root: Path) -> bool:
+    """A file other than a notebook that a student may have handed in instead of one (`frank.txt`, a PDF).
+
+    Hidden files and folders (`.git/`, macOS's `._` files) and `__MACOSX/` are not a student's hand-in.
+    """
+    parts = file.relative_to(root).parts if file.is_relative_to(root) else (file.name,)
+    return (file.suffix not in SUBMISSION_SUFFIXES and file.name not in NOT_HANDED_IN
+            and not any(part.startswith(".") or part == "__MACOSX" for part in parts))
 
 
 def readable_names(found: list[tuple[Path, Path]], identities: list[Identity]) -> list[str]:
@@ -107,7 +150,7 @@ def readable_names(found: list[tuple[Path, Path]], identities: list[Identity]) -
     for (file, _), identity in zip(found, identities, strict=True):
         if identity.layout == "file":
             name = file.stem
-        elif identity.layout == "nbgrader":
+        elif identity.layout == "nbgrader" and identity.assignment:
             name = f"{identity.student}__{identity.assignment}"
         else:
             name = identity.student
@@ -172,20 +215,27 @@ def _is_file(path: Path) -> bool:
 def grade_batch(
     paths: list[Path], out_dir: Path, config: GradingConfig, *, seed: int, jobs: int = 1,
     assignment: str | None = None, resume: bool = False, sandbox: str = "os", progress_stream=None,
+    select: Callable[[list[BatchItem]], list[BatchItem]] | None = None,
 ) -> list[dict]:
     """Grade every submission under `paths` into `out_dir`; returns the results.json contents.
 
     Progress goes to `progress_stream` (default stderr), the closing summary to stdout.
+    `select`, given the whole class's submissions, returns those to grade (`--shard`).
     Raises out_dir.OutDirError, before grading anything, if `out_dir` cannot be
-    opened as a real directory.
+    opened as a real directory, and NothingToGrade, before `out_dir` is even
+    created, if a path does not exist or holds nothing to grade (a mistyped
+    path must not look like a class that handed in nothing).
     """
-    items = discover(paths, config.assignments)
+    items = discover(paths, config.assignments, assignment)
+    _refuse_nothing_to_grade(paths, items)
+    if select is not None:  # one shard of the class (grade/shards.py): named as in the whole class, then chosen
+        items = select(items)
     stream = progress_stream or sys.stderr
     with OutDir(out_dir) as out:
         failure = None
         try:
             _grade_all(items, out, config, seed, jobs, assignment, resume, sandbox, stream)
-        except Exception as error:  # grades.csv is written even so, then the error is raised
+        except BaseException as error:  # Ctrl-C and SIGTERM too: grades.csv is written even so, then it is raised
             failure = error
         results = [_read_back(item, out, config, seed, assignment) for item in items]
         grades_csv.write([grades_csv.row(r) for r in results], out)
@@ -196,6 +246,17 @@ def grade_batch(
     print(summary(outcomes, seed=seed, out=str(out_dir)), flush=True)
     print(class_report.render_terminal(report), flush=True)
     return results
+
+
+def _refuse_nothing_to_grade(paths: list[Path], items: list[BatchItem]) -> None:
+    """NothingToGrade naming the first path that does not exist or under which nothing was found."""
+    for path in paths:
+        if not os.path.lexists(path):
+            raise NothingToGrade(f"{path} does not exist")
+        if not any(item.path == path or item.path.is_relative_to(path) for item in items):
+            raise NothingToGrade(f"{path} holds no notebook (.ipynb) or Python file (.py) to grade, "
+                                 "and no student's folder")
+    # Several paths may name the same file: it is graded once, and each path above found it.
 
 
 def _class_report(results: list[dict], out: OutDir) -> class_report.ClassReport:
@@ -211,6 +272,9 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
                assignment: str | None, resume: bool, sandbox: str, stream) -> None:
     todo, reused = [], 0
     for item in items:
+        if item.no_notebook:  # nothing to grade: its zero is written here, never by a worker
+            _write_quietly(_no_notebook_result(item, config, seed, assignment), item, out)
+            continue
         digest = content_digest(item.path)
         if resume:
             reason = _why_not_reusable(item, digest, out, config, seed, sandbox)
@@ -227,6 +291,8 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
     programs = Path(tempfile.mkdtemp(prefix="autograder-programs-"))  # the workers' shared_programs store
     handles: list[WorkerHandle] = []
     progress = None
+    pool = None
+    restore_sigterm = _interrupt_on_sigterm()
     try:
         programs.chmod(0o755)  # children read it (through a read-only view) as uids of their own
         # The workers start first: their imports, pytest session and zygote (seconds) overlap the
@@ -237,22 +303,39 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
                                                        index=index, workers=workers)))
             handles[-1].spawn()
         for item, _digest in todo:
-            placeholder = _crashed(item, config, seed, assignment, "grading was interrupted before it finished")
+            placeholder = _crashed(item, config, seed, assignment, messages.text("batch.interrupted"))
             _write_quietly(placeholder, item, out)
         pending: queue.SimpleQueue[tuple[BatchItem, str | None]] = queue.SimpleQueue()
         for entry in todo:
             pending.put(entry)
         progress = Progress(len(todo), stream)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for done in [pool.submit(_drain, pending, handle, out, config, seed, assignment, progress)
-                         for handle in handles]:
-                done.result()
+        pool = ThreadPoolExecutor(max_workers=workers)
+        for done in [pool.submit(_drain, pending, handle, out, config, seed, assignment, progress)
+                     for handle in handles]:
+            done.result()
+    except BaseException:
+        # Ctrl-C, SIGTERM, a failure: kill every worker now (each drain then returns at once) rather
+        # than let them finish the batch; the submissions not finished keep their placeholders.
+        for handle in handles:
+            handle.stop()
+        raise
     finally:
+        restore_sigterm()
+        if pool is not None:
+            pool.shutdown()
         for handle in handles:
             handle.close()  # a no-op for those _drain closed
         if progress is not None:
             progress.close()
         shutil.rmtree(programs, ignore_errors=True)
+
+
+def _no_notebook_result(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None) -> SubmissionResult:
+    """The zero of a student whose entry holds no notebook, under the assignment its layout or --assignment names."""
+    under = assignment or item.assignment or _guess_assignment(item, config, assignment)
+    result = unreadable_result(item.name, item.path, under, config, seed, item.choice.note if item.choice else "")
+    result.problem = "no_notebook"
+    return result
 
 
 def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, config: GradingConfig, seed: int,
@@ -269,12 +352,39 @@ def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, config
             job = {"path": str(item.path), "name": item.name, "out": str(out.path), "out_identity": list(out.identity),
                    "student": item.student, "content_sha256": digest}
             try:
-                worker.grade(job, config.limits.submission_seconds + WORKER_MARGIN_SECONDS)
+                # Wall-clock: only a backstop for a hung worker; the submission's limits are CPU time (sandbox.parent).
+                worker.grade(job, config.limits.backstop(config.limits.submission_seconds + WORKER_MARGIN_SECONDS))
+            except WorkerStopped:
+                return  # the batch is ending: this submission keeps its placeholder
             except WorkerFailed as failure:
                 _write_quietly(_crashed(item, config, seed, assignment, str(failure)), item, out)
             progress.finished(finished_from(item.name, item.student, _read_back(item, out, config, seed, assignment)))
     finally:
+        # Closed by this thread, which may have started it: a worker dies with the thread that started it
+        # (worker_handle.die_with_parent), and the pool's threads end only after their drains.
         worker.close()
+
+
+def _interrupt_on_sigterm() -> Callable[[], None]:
+    """Make SIGTERM (a CI job's timeout, `timeout`, `kill`) end the batch as Ctrl-C does; returns what undoes it.
+
+    The SystemExit it raises stops every worker and leaves the results written
+    so far, and grades.csv. A second SIGTERM ends this process at once (its
+    workers die with it). Only in the main thread, and only where nothing else
+    handles or ignores SIGTERM.
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        return lambda: None
+
+    def interrupt(signum, _frame) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise SystemExit(128 + signum)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    signal.signal(signal.SIGTERM, interrupt)
+    return restore
 
 
 _report_prepared = threading.Event()
@@ -299,10 +409,18 @@ def _prepare_report() -> None:
     threading.Thread(target=load, name="autograder-report-imports", daemon=True).start()
 
 
-def _write_quietly(result, item: BatchItem, out: OutDir) -> None:
-    """Write a result the parent made; if the out dir refuses it, say so and go on (grades.csv still says 0)."""
+def _write_quietly(result: SubmissionResult, item: BatchItem, out: OutDir) -> dict:
+    """Write a result the parent made, with who handed it in (see `_with_identity`); returns what it wrote."""
+    data = result.to_gradescope()
+    _with_identity(data, item)
+    _write_data_quietly(data, item, out)
+    return data
+
+
+def _write_data_quietly(data: dict, item: BatchItem, out: OutDir) -> None:
+    """Write a results.json; if the out dir refuses it, say so and go on (grades.csv still has its row)."""
     try:
-        gradescope_json.write(result, out, item.name)
+        gradescope_json.write_data(data, out, item.name)
     except OSError as error:
         print(f"autograder: could not write the result of {item.path} ({error})", file=sys.stderr)
 
@@ -333,23 +451,82 @@ def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, config: 
 
 
 def _read_back(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, assignment: str | None) -> dict:
-    """The submission's results.json; if it cannot be read, a zero that says so (written back if possible)."""
+    """The submission's results.json, with who handed it in from the layout, as every report will read it.
+
+    If it cannot be read back, or one of the reports could not use it, a
+    zero that says why takes its place: one result never stops the batch's
+    grades.csv, class report or JUnit file. A result this changes is written
+    back (the layout's notes belong in results.json too).
+    """
     try:
-        data = gradescope_json.read(out, item.name)
-        data.setdefault("extra_data", {})["student"] = item.student  # from the layout, never from the file
-        return data
+        data = gradescope_json.read(out, item.name)  # bounded: bounded_json's limits are ValueErrors
     except (OSError, ValueError) as error:
-        result = _crashed(item, config, seed, assignment, f"its results.json could not be read back: {error}")
-        _write_quietly(result, item, out)
-        data = result.to_gradescope()
-        data["extra_data"]["student"] = item.student
-        return data
+        return _zero_instead(item, out, config, seed, assignment, messages.text("batch.read_back_failed", error=error))
+    changed = _with_identity(data, item)
+    unusable = _unusable_by_reports(data)
+    if unusable is not None:
+        return _zero_instead(item, out, config, seed, assignment, messages.text("batch.report_failed", error=unusable))
+    if changed:
+        _write_data_quietly(data, item, out)
+    return data
+
+
+def _zero_instead(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, assignment: str | None,
+                  detail: str) -> dict:
+    return _write_quietly(_crashed(item, config, seed, assignment, detail), item, out)
+
+
+def _with_identity(data: dict, item: BatchItem) -> bool:
+    """Record the student (from the layout, never from the file) and the layout's notes; True if that changed it.
+
+    The notes go to the end of the result's output, where the instructor reads
+    them, and to extra_data.identity_notes, which the class report lists under
+    "needs a look".
+    """
+    extra = data.setdefault("extra_data", {})
+    before = (extra.get("student"), extra.get("identity_notes"), data.get("output"), extra.get("ignored_files"))
+    extra["student"] = item.student
+    if item.notes:
+        extra["identity_notes"] = list(item.notes)
+    if item.choice is not None:  # which files were not graded: the student reads the note, the report the lists
+        extra["ignored_files"] = list(item.choice.ignored)
+        extra["found_instead"] = list(item.choice.found_instead)
+    notes = [*item.notes, *([item.choice.note] if item.choice else [])]
+    if notes:
+        output = data.get("output")
+        output = output if isinstance(output, str) else ""
+        missing = [note for note in notes if note not in output.splitlines()]
+        data["output"] = "\n".join([output, *missing] if output else missing)
+    return before != (extra.get("student"), extra.get("identity_notes"), data.get("output"),
+                      extra.get("ignored_files"))
+
+
+def _unusable_by_reports(data: dict) -> str | None:
+    """None if grades.csv, the class report, JUnit and the progress line can all use this result; else why not.
+
+    Tried on this result alone, so that a result they cannot use costs only its own submission.
+    """
+    try:
+        grades_csv.render([grades_csv.row(data)])
+        class_report.build([data])
+        junit_xml.render([data])
+        finished_from("", "", data)
+    except Exception as error:  # whatever it is, it is this result's: it is replaced by a zero that says so
+        return f"{type(error).__name__}: {str(error)[:200]}"
+    return None
 
 
 def _crashed(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None,
              detail: str) -> SubmissionResult:
     """The result of a submission whose grading did not finish: zero for every check, under its assignment."""
+    return crashed_result(item.name, item.path, _guess_assignment(item, config, assignment), config, seed, detail)
+
+
+def _guess_assignment(item: BatchItem, config: GradingConfig, assignment: str | None) -> str | None:
+    """The assignment a result made without grading goes under; None (no checks listed) if reading fails."""
     from autograder.load.submission_source import guess_assignment  # reads notebooks: not before workers start
 
-    return crashed_result(item.name, item.path, guess_assignment(item.path, config.assignments, assignment), config,
-                          seed, detail)
+    try:
+        return guess_assignment(item.path, config.assignments, assignment)  # bounded: see bounded_json
+    except Exception:  # the file is the student's: a guess that fails costs only this submission's guess
+        return None

@@ -21,7 +21,7 @@ from autograder.catalog import messages
 from autograder.reports.result_json import mapping
 
 STATUS_EVERY_SECONDS = 30.0
-NEEDS_A_LOOK = ("unreadable", "timeout", "exited", "sandbox_failed", "child_failed", "grader_error")
+NEEDS_A_LOOK = ("unreadable", "timeout", "exited", "sandbox_failed", "child_failed", "grader_error", "no_notebook")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,10 +6,21 @@ worker dies, hangs or answers nonsense, the handle kills its process group
 (the worker, its zygote and their children) and says why, and the next job
 starts a fresh worker. So a failure costs the submission being graded, and
 no other.
+
+No worker outlives the batch parent, however the parent ends: the worker asks
+the kernel for SIGKILL when its parent dies (`die_with_parent`, first thing in
+its main), and everything the worker starts dies with it (bubblewrap's
+--die-with-parent, the zygote's own parent-death signal). Linux sends that
+signal when the *thread* that started the worker ends, so a handle's worker
+must be started by a thread that outlives it: the batch's main thread, or the
+thread that drives the handle and closes it before it ends (batch._drain).
+`stop()`, from any thread, ends the worker at once and refuses to start
+another: what the batch does on Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import select
@@ -17,16 +28,22 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import IO
 
 READY_SECONDS = 300.0  # imports and collection, on a loaded machine
 MAX_REPORT_BYTES = 1 << 20
+_PR_SET_PDEATHSIG = 1
 
 
 class WorkerFailed(Exception):
     """The worker could not grade the job; the message says what happened."""
+
+
+class WorkerStopped(WorkerFailed):
+    """The handle was stopped (the batch is ending): no result for this job, and no further worker."""
 
 
 class WorkerHandle:
@@ -37,6 +54,8 @@ class WorkerHandle:
         self._buffer = b""
         self._log: IO[bytes] | None = None
         self._ready = False
+        self._stopped = False
+        self._lock = threading.Lock()  # stop() may come from another thread than the one grading
 
     def spawn(self) -> None:
         """Start the worker process without waiting for it: its imports overlap the caller's work.
@@ -70,6 +89,17 @@ class WorkerHandle:
             raise self._failure(str(report["failed"]))
         return report
 
+    def stop(self) -> None:
+        """Kill the worker's process group now and start no other; safe from any thread.
+
+        The thread in grade() then gets WorkerStopped; close() still reaps.
+        """
+        with self._lock:
+            self._stopped = True
+            process = self._process
+            if process is not None and process.returncode is None:
+                _kill_group(process.pid)
+
     def close(self) -> None:
         process, self._process = self._process, None
         if process is None:
@@ -89,16 +119,22 @@ class WorkerHandle:
     # --- internals -----------------------------------------------------------
 
     def _spawn(self) -> None:
-        reports, theirs = os.pipe()
-        self._log = tempfile.TemporaryFile()
-        try:
-            self._process = subprocess.Popen(
-                [*self._command, "--report-fd", str(theirs)], pass_fds=(theirs,), stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True,
-            )
-        finally:
-            os.close(theirs)
-        self._reports, self._buffer, self._ready = reports, b"", False
+        with self._lock:  # no worker starts after stop(), which would kill none started after it
+            if self._stopped:
+                raise WorkerStopped("the batch is ending")
+            reports, theirs = os.pipe()
+            self._log = tempfile.TemporaryFile()
+            try:
+                # Its own session: a worker's group (it, its zygote, their children) is killed as one.
+                # --parent-pid: the worker arranges to die with this process (die_with_parent).
+                self._process = subprocess.Popen(
+                    [*self._command, "--report-fd", str(theirs), "--parent-pid", str(os.getpid())],
+                    pass_fds=(theirs,), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._log,
+                    start_new_session=True,
+                )
+            finally:
+                os.close(theirs)
+            self._reports, self._buffer, self._ready = reports, b"", False
 
     def _next_report(self, seconds: float, timeout_detail: str) -> dict:
         deadline = time.monotonic() + seconds
@@ -137,18 +173,38 @@ class WorkerHandle:
             self._log = None
             if tail:
                 detail += f": {tail}"
-        return WorkerFailed(detail)
+        return WorkerStopped(detail) if self._stopped else WorkerFailed(detail)
 
     def _kill(self, process: subprocess.Popen) -> None:
         if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            _kill_group(process.pid)
         process.wait()
         if self._reports is not None:
             os.close(self._reports)
             self._reports = None
+
+
+def die_with_parent(parent: int | None) -> None:
+    """Have the kernel SIGKILL this process when `parent` (the batch parent's pid) dies; exit if it already has.
+
+    Called first thing in the worker's main. If the parent died before the
+    request took effect, this process already has another parent: checking
+    after the request leaves no gap.
+    """
+    if parent is None:  # started by hand, not by a batch
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def worker_command(config_path: Path, seed: int, assignment: str | None, sandbox: str,

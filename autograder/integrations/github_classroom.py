@@ -46,6 +46,8 @@ import re
 import sys
 from pathlib import Path
 
+from autograder.load import bounded_json
+from autograder.reports.out_dir import MAX_READ_BYTES
 from autograder.reports.result_json import mapping, mappings, number
 
 WORKFLOW = Path(__file__).resolve().parent / "github_classroom" / "classroom.yml"
@@ -60,8 +62,8 @@ def load_results(path: Path) -> list[dict]:
     results = []
     for file in files:
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = bounded_json.read(file, max_bytes=MAX_READ_BYTES)
+        except (OSError, ValueError):  # bounded_json's limits are ValueErrors too
             continue
         if isinstance(data, dict):
             results.append(data)

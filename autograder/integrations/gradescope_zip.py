@@ -370,6 +370,7 @@ def run(root: Path, assignment: str, config_path: Path, *, sandbox: str = "os", 
         graded = _read_single_result(Path(out))
     if code == 0 and graded is not None:
         data = to_gradescope(graded, execution_time=time.monotonic() - started, **settings)
+        data = _with_ignored_files(data, root / "submission", submission, assignment)
     else:
         if code == 0:
             reason = "`autograder grade` finished but wrote no result"
@@ -384,10 +385,21 @@ def find_submission(directory: Path, assignment: str) -> Path | str:
 
     Only regular files count (no symbolic links), outside hidden folders and
     files (macOS's `._` files, `.ipynb_checkpoints`, `__MACOSX`). Notebooks
-    come first; with several, `<assignment>.ipynb` or the one whose name
-    contains the assignment's name.
+    come first; among several, the batch's rule (load/submission_choice): the
+    notebook whose metadata names the assignment, then `<assignment>.ipynb`,
+    then the newest. `run` tells the student which files were not graded.
     """
-    expected = f"{assignment}.ipynb"
+    found = _gradable_files(directory)
+    candidates = found[".ipynb"] or found[".py"]
+    if not candidates:
+        return f"Your submission has no notebook: submit your notebook, {assignment}.ipynb."
+    from autograder.load.submission_choice import choose_in_folder
+
+    return choose_in_folder(candidates, assignment)[0]
+
+
+def _gradable_files(directory: Path) -> dict[str, list[Path]]:
+    """The notebooks and .py files in `directory` that `find_submission` considers, by suffix."""
     found: dict[str, list[Path]] = {".ipynb": [], ".py": []}
     if directory.is_dir() and not directory.is_symlink():
         for folder, subfolders, names in os.walk(directory):
@@ -397,20 +409,20 @@ def find_submission(directory: Path, assignment: str) -> Path | str:
                 path = Path(folder) / name
                 if suffix in found and not name.startswith(".") and path.is_file() and not path.is_symlink():
                     found[suffix].append(path)
-    for suffix in (".ipynb", ".py"):
-        candidates = found[suffix]
-        if len(candidates) == 1:
-            return candidates[0]
-        if candidates:
-            named = f"{assignment}{suffix}"
-            for choose in (lambda p, named=named: p.name == named, lambda p: assignment in p.stem):
-                chosen = [p for p in candidates if choose(p)]
-                if len(chosen) == 1:
-                    return chosen[0]
-            listed = ", ".join(str(p.relative_to(directory)) for p in candidates[:10])
-            return (f"Your submission has {len(candidates)} {suffix} files ({listed}) and none is clearly the "
-                    f"assignment; submit only your notebook, named {expected}.")
-    return f"Your submission has no notebook: submit your notebook, {expected}."
+    return found
+
+
+def _with_ignored_files(data: dict, directory: Path, graded: Path, assignment: str) -> dict:
+    """`data` with a note naming the files of the submission that were not graded, if any (the student reads it)."""
+    from autograder.load.submission_choice import ignored_note
+
+    found = _gradable_files(directory)
+    ignored = [path for path in found[".ipynb"] + found[".py"] if path != graded]
+    if ignored:
+        note = ignored_note(graded, ignored, directory, assignment)
+        data["output"] = "\n".join(part for part in (data.get("output") or "", note) if part)
+        data.setdefault("extra_data", {})["ignored_files"] = [str(p.relative_to(directory)) for p in ignored]
+    return data
 
 
 def to_gradescope(result: dict, *, visibility: str = "visible", stdout_visibility: str = "hidden",
@@ -477,8 +489,11 @@ def _read_single_result(out: Path) -> dict | None:
     if len(found) != 1:
         return None
     try:
-        data = json.loads(found[0].read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        from autograder.load import bounded_json
+        from autograder.reports.out_dir import MAX_READ_BYTES
+
+        data = bounded_json.read(found[0], max_bytes=MAX_READ_BYTES)
+    except (OSError, ValueError):  # bounded_json's limits are ValueErrors too
         return None
     return data if isinstance(data, dict) and isinstance(data.get("tests", []), list) else None
 

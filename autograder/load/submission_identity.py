@@ -1,17 +1,33 @@
-"""Who handed in a submission, read from where it sits.
+"""Who handed in a submission, read from the top of the layout the instructor gave.
 
 A batch names each result after its student, so the student must come from
-the layout the instructor graded, never from the file's content (which the
-student wrote). Layouts recognised, most specific first:
+where the instructor's export put the file, never from the file's content or
+from folders a student made (both are the student's to write). So the layout
+is decided once per root (a path named on the command line; for a file named
+directly, its folder), from the root's top, and that one layout's rule is
+applied to every file under it:
 
-- nbgrader: `submitted/<student>/<assignment>/<notebook>.ipynb`, i.e. a file
-  whose folder is named after a known assignment, inside a student's folder,
-  named like the released notebook or beside nbgrader's `timestamp.txt`;
-- Gradescope's "Export Submissions": `submission_<id>/<files>` beside a
-  `submission_metadata.yml` that names each submission's submitters;
-- GitHub Classroom's `gh classroom clone student-repos`: one git repository
-  per student, `<assignment-slug>-<username>/`, beside the other students';
+- Gradescope's "Export Submissions": the root holds `submission_metadata.yml`;
+  each `submission_<id>/` folder is one entry, whose submitters the metadata
+  names (the folder's name stands in, with a note, when it names none);
+- GitHub Classroom's `gh classroom clone student-repos`: the root holds git
+  repositories `<assignment-slug>-<user>/`; each is the user's entry (the slug
+  all of them share is removed);
+- nbgrader: the root is `submitted/` (or `autograded/`), holds `submitted/`
+  (a course folder), or holds `<student>/<known assignment>/` folders; each
+  `<student>/` is that student's entry, its first folder the assignment;
 - anything else: a flat folder, where the file name is the student.
+
+Every file inside an entry belongs to that entry's student, however deep. A
+file whose path inside the entry is laid out like another submission (a
+`<someone>/<assignment>/` folder, a `submitted/` or `submission_<id>/` folder,
+a nested git repository or Gradescope export) is still graded as the entry's
+student, with a note that puts it under "needs a look"; so is a file of a
+class layout that sits in no entry (graded under its file name). The
+instructor may also name one entry directly (`submitted/kim`,
+`submitted/kim/02_where`, one `submission_<id>/`, one Classroom repository
+beside the others): then the root itself is the entry, named from its own
+path.
 """
 
 from __future__ import annotations
@@ -19,30 +35,224 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
+from autograder.catalog import messages
+
+NBGRADER, GRADESCOPE, CLASSROOM, FILE = "nbgrader", "gradescope", "classroom", "file"
+LAYOUT_NAMES = {NBGRADER: "nbgrader", GRADESCOPE: "Gradescope", CLASSROOM: "GitHub Classroom", FILE: "file"}
 GRADESCOPE_METADATA = "submission_metadata.yml"
 MAX_METADATA_BYTES = 16 * 1024 * 1024
+NBGRADER_FOLDERS = ("submitted", "autograded")  # nbgrader's folders of students' entries
 
 
 @dataclasses.dataclass(frozen=True)
 class Identity:
     student: str  # as the layout names them: an nbgrader student id, an email, a GitHub user, a file name
-    layout: str  # "nbgrader", "gradescope", "classroom" or "file"
+    layout: str  # NBGRADER, GRADESCOPE, CLASSROOM or FILE
     assignment: str | None = None  # the assignment the layout files it under (nbgrader's folder), if any
-    group: str = ""  # the folder holding this student's work, to tell several files of one student apart
+    group: str = ""  # the entry holding this student's work, to tell several files of one student apart
+    notes: tuple[str, ...] = ()  # why who handed it in needs a look (catalog sentences); empty when certain
+
+
+@dataclasses.dataclass(frozen=True)
+class RootLayout:
+    """The layout of one root, decided once from its top (see `layout_of`)."""
+
+    kind: str  # NBGRADER, GRADESCOPE, CLASSROOM or FILE
+    root: Path
+    entry_prefix: tuple[str, ...] = ()  # folders between the root and the entries: ("submitted",) in a course folder
+    single_entry: bool = False  # the root is one student's entry itself
+    student: str = ""  # single_entry: whose it is
+    assignment: str | None = None  # nbgrader, a root `<student>/<assignment>`: that assignment
+    repositories: frozenset[str] = frozenset()  # classroom: the entries (git repositories) at the top
+    slug: str = ""  # classroom: the `<assignment-slug>-` every repository's name starts with
+    submitters: Mapping[str, str] = dataclasses.field(default_factory=dict)  # gradescope: folder -> its submitters
+    metadata_error: str | None = None  # gradescope: why submission_metadata.yml could not be read
+    error: str | None = None  # FILE: why the layout could not be decided, if it failed
 
 
 def identify_all(found: list[tuple[Path, Path]], assignments: Iterable[str]) -> list[Identity]:
-    """The identity of each (file, root it was found under), in order."""
-    known = set(assignments)
-    metadata: dict[Path, dict[str, str]] = {}
+    """The identity of each (file, root it was found under), in order; the layout is decided once per root.
+
+    Never raises for what a root or file holds: a file whose identity cannot
+    be read is graded under its file name, with a note.
+    """
+    known = frozenset(assignments)
+    layouts: dict[Path, RootLayout] = {}
     identities = []
     for file, root in found:
-        identity = (_nbgrader(file, root, known) or _gradescope(file, root, metadata)
-                    or _classroom(file, root) or Identity(file.stem, "file"))
-        identities.append(identity)
+        if root not in layouts:
+            layouts[root] = layout_of(root, known)
+        identities.append(_identify_safely(layouts[root], file, known))
     return identities
+
+
+def _identify_safely(layout: RootLayout, file: Path, known: frozenset[str]) -> Identity:
+    """`identify`, or the file name with a note: naming one file must not stop the batch."""
+    try:
+        return identify(layout, file, known)
+    except Exception as error:  # whatever it is, it concerns this file alone
+        return _by_file_name(file, _describe(error))
+
+
+def _by_file_name(file: Path, error: str) -> Identity:
+    return Identity(file.stem, FILE, notes=(messages.text("batch.identity_failed", error=error, student=file.stem),))
+
+
+def _describe(error: BaseException) -> str:
+    first_line = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {first_line}"[:300]
+
+
+# --- Deciding the layout of a root ----------------------------------------------------------------
+
+def layout_of(root: Path, known: frozenset[str]) -> RootLayout:
+    """The layout of `root`, from its top: Gradescope, then GitHub Classroom, then nbgrader, else files."""
+    try:
+        return (_gradescope_layout(root) or _classroom_layout(root) or _nbgrader_layout(root, known)
+                or RootLayout(FILE, root))
+    except Exception as error:  # its files are named by their file names, each with a note saying why
+        return RootLayout(FILE, root, error=_describe(error))
+
+
+def _gradescope_layout(root: Path) -> RootLayout | None:
+    if _is_file(root / GRADESCOPE_METADATA):
+        submitters, error = read_gradescope_metadata(root / GRADESCOPE_METADATA)
+        return RootLayout(GRADESCOPE, root, submitters=submitters, metadata_error=error)
+    if root.name.startswith("submission_") and _is_file(root.parent / GRADESCOPE_METADATA):
+        submitters, error = read_gradescope_metadata(root.parent / GRADESCOPE_METADATA)
+        return RootLayout(GRADESCOPE, root, single_entry=True, student=submitters.get(root.name, root.name),
+                          submitters=submitters, metadata_error=error)
+    return None
+
+
+def _classroom_layout(root: Path) -> RootLayout | None:
+    repositories = _repositories(root)
+    if repositories:
+        return RootLayout(CLASSROOM, root, repositories=frozenset(repositories), slug=_shared_slug(repositories))
+    if _exists(root / ".git") and root.parent != root:
+        # One repository named directly: its user shows only beside the others, which share its slug.
+        siblings = _repositories(root.parent)
+        slug = _shared_slug(siblings)
+        if len(siblings) > 1 and slug and root.name.startswith(slug):
+            return RootLayout(CLASSROOM, root, single_entry=True, student=root.name[len(slug):] or root.name)
+    return None
+
+
+def _nbgrader_layout(root: Path, known: frozenset[str]) -> RootLayout | None:
+    if root.name in NBGRADER_FOLDERS:
+        return RootLayout(NBGRADER, root)
+    if _is_dir(root / "submitted"):  # a course folder: its students are under submitted/
+        return RootLayout(NBGRADER, root, entry_prefix=("submitted",))
+    folders = _subfolders(root)
+    if any(_subfolders(root / folder) & known for folder in folders):  # `<student>/<assignment>/`
+        return RootLayout(NBGRADER, root)
+    student_folder = root.parent.name
+    if root.name in known and student_folder not in ("", ".", "..", *NBGRADER_FOLDERS) \
+            and _holds_nbgrader_submission(root):
+        return RootLayout(NBGRADER, root, single_entry=True, student=student_folder, assignment=root.name)
+    if root.name not in ("", ".", "..") and (root.parent.name in NBGRADER_FOLDERS
+                                             or any(_holds_nbgrader_submission(root / a) for a in folders & known)):
+        return RootLayout(NBGRADER, root, single_entry=True, student=root.name)
+    return None
+
+
+def _holds_nbgrader_submission(folder: Path) -> bool:
+    """An assignment folder as nbgrader leaves it: a timestamp.txt, or the notebook named like the assignment.
+
+    Otherwise a folder named after an assignment only sorts files by
+    assignment (examples/02_where/perfect_02_where.ipynb), and its file
+    names are the students.
+    """
+    if _is_file(folder / "timestamp.txt"):
+        return True
+    return any(Path(name).stem == folder.name and Path(name).suffix in (".ipynb", ".py") for name in _names(folder))
+
+
+def _repositories(folder: Path) -> list[str]:
+    """The names of the git repositories directly in `folder` (Classroom's clones)."""
+    return sorted(name for name in _subfolders(folder) if _exists(folder / name / ".git"))
+
+
+def _shared_slug(repositories: list[str]) -> str:
+    """The `<assignment-slug>-` that all of several repositories' names start with; "" for one."""
+    if len(repositories) < 2:
+        return ""
+    prefix = os.path.commonprefix(repositories)
+    return prefix[: prefix.rfind("-") + 1] if "-" in prefix else ""
+
+
+# --- Applying a root's layout to one file ---------------------------------------------------------
+
+def identify(layout: RootLayout, file: Path, known: frozenset[str]) -> Identity:
+    """Who handed in `file`, found under `layout.root`: the student of the entry that holds it."""
+    if layout.kind == FILE:
+        return Identity(file.stem, FILE) if layout.error is None else _by_file_name(file, layout.error)
+    parts = _relative_parts(file, layout.root)
+    if layout.single_entry:
+        entry, inside, student = layout.root, parts, layout.student
+    else:
+        prefix = len(layout.entry_prefix)
+        if len(parts) < prefix + 2 or parts[:prefix] != layout.entry_prefix \
+                or not _is_entry(layout, parts[prefix]):
+            note = messages.text("batch.identity_outside", root=layout.root.name or str(layout.root),
+                                 layout=LAYOUT_NAMES[layout.kind], student=file.stem)
+            return Identity(file.stem, FILE, notes=(note,))
+        entry, inside = layout.root.joinpath(*parts[: prefix + 1]), parts[prefix + 1:]
+        student = _entry_student(layout, entry.name)
+    own: tuple[str, ...] = ()  # the entry's own `<assignment>/` folder (nbgrader)
+    folders, assignment = inside[:-1], layout.assignment
+    if layout.kind == NBGRADER and assignment is None and folders and folders[0] in known:
+        own, folders, assignment = folders[:1], folders[1:], folders[0]
+    notes = _naming_notes(layout, entry.name)
+    if _looks_like_another_entry(entry, own, folders, known):
+        notes.append(messages.text("batch.identity_nested", student=student, entry=entry.name,
+                                   inner="/".join(inside)))
+    if layout.kind == NBGRADER:
+        return Identity(student, NBGRADER, assignment, f"{student}/{assignment or ''}", tuple(notes))
+    return Identity(student, layout.kind, None, entry.name, tuple(notes))
+
+
+def _is_entry(layout: RootLayout, name: str) -> bool:
+    if layout.kind == GRADESCOPE:
+        return name.startswith("submission_")
+    if layout.kind == CLASSROOM:
+        return name in layout.repositories
+    return name not in ("", ".", "..")
+
+
+def _entry_student(layout: RootLayout, name: str) -> str:
+    if layout.kind == GRADESCOPE:
+        return layout.submitters.get(name, name)
+    if layout.kind == CLASSROOM:
+        return name[len(layout.slug):] if name.startswith(layout.slug) and name != layout.slug else name
+    return name
+
+
+def _naming_notes(layout: RootLayout, folder: str) -> list[str]:
+    """Gradescope: a note when the metadata names no submitter for the folder, so its name stands in."""
+    if layout.kind != GRADESCOPE or folder in layout.submitters:
+        return []
+    if layout.metadata_error is not None:
+        return [messages.text("batch.identity_metadata_unreadable", error=layout.metadata_error, folder=folder)]
+    return [messages.text("batch.identity_no_submitter", folder=folder)]
+
+
+def _looks_like_another_entry(entry: Path, own: tuple[str, ...], folders: tuple[str, ...],
+                              known: frozenset[str]) -> bool:
+    """Whether the folders inside an entry (after its own assignment folder, `own`) imitate another layout.
+
+    `<someone>/<assignment>/` (nbgrader's), `submitted/` or `submission_<id>/`,
+    or a folder that is a git repository or a Gradescope export of its own.
+    """
+    for depth, name in enumerate(folders):
+        if name in NBGRADER_FOLDERS or name.startswith("submission_") or (depth >= 1 and name in known):
+            return True
+        folder = entry.joinpath(*own, *folders[: depth + 1])
+        if _exists(folder / ".git") or _exists(folder / GRADESCOPE_METADATA):
+            return True
+    return False
 
 
 def _relative_parts(file: Path, root: Path) -> tuple[str, ...]:
@@ -52,45 +262,16 @@ def _relative_parts(file: Path, root: Path) -> tuple[str, ...]:
         return (file.name,)
 
 
-def _nbgrader(file: Path, root: Path, known: set[str]) -> Identity | None:
-    """`<student>/<assignment>/<file>`: the folder is a known assignment, the one above it the student.
+# --- Gradescope's metadata ------------------------------------------------------------------------
 
-    Also when the instructor named one student's assignment folder or file
-    directly (`submitted/kim/02_where`): the names come from the path itself.
-    """
-    folder = file.parent
-    if folder.name not in known or not folder.parent.name or folder.parent == folder:
-        return None
-    # The released notebook keeps the assignment's name; nbgrader's own submit and
-    # collect leave a timestamp.txt. Otherwise (examples/02_where/perfect_02_where.ipynb)
-    # the folder only sorts files by assignment.
-    if file.stem != folder.name and not (folder / "timestamp.txt").is_file():
-        return None
-    student = folder.parent.name
-    if student in ("", ".", "..", "submitted", "autograded"):
-        return None
-    return Identity(student, "nbgrader", folder.name, group=f"{student}/{folder.name}")
-
-
-def _gradescope(file: Path, root: Path, cache: dict[Path, dict[str, str]]) -> Identity | None:
-    parts = _relative_parts(file, root)
-    if len(parts) < 2 or not parts[0].startswith("submission_"):
-        return None
-    if root not in cache:
-        cache[root] = _read_gradescope_metadata(root / GRADESCOPE_METADATA)
-    students = cache[root]
-    if not students and not (root / GRADESCOPE_METADATA).is_file():
-        return None
-    return Identity(students.get(parts[0], parts[0]), "gradescope", group=parts[0])
-
-
-def _read_gradescope_metadata(path: Path) -> dict[str, str]:
-    """submission folder -> its submitters (email, else name, else sid), from Gradescope's export.
+def read_gradescope_metadata(path: Path) -> tuple[dict[str, str], str | None]:
+    """submission folder -> its submitters (emails, else names, else sids), and why none could be read.
 
     The export's YAML maps `submission_<id>` to a dict whose `:submitters:` is a
     list of dicts with `:name:`, `:sid:` and `:email:` (Ruby symbols as keys,
-    which YAML reads as ":submitters" and so on).
-    A file that cannot be read gives no names: the folder names stand in.
+    which YAML reads as ":submitters" and so on). Read with yaml.safe_load
+    (no objects built from tags), at most MAX_METADATA_BYTES; a file that
+    cannot be read gives no names and the reason (the folder names stand in).
     """
     import yaml
 
@@ -98,12 +279,14 @@ def _read_gradescope_metadata(path: Path) -> dict[str, str]:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_METADATA_BYTES + 1)
         if len(raw) > MAX_METADATA_BYTES:
-            return {}
+            return {}, f"larger than {MAX_METADATA_BYTES >> 20} MiB"
         data = yaml.safe_load(raw)
-    except (OSError, yaml.YAMLError):
-        return {}
+    except RecursionError:  # PyYAML composes nested collections by recursion
+        return {}, "nested too deeply"
+    except Exception as error:  # OSError, YAMLError, and ValueError from a date like 2026-13-01
+        return {}, _describe(error)
     if not isinstance(data, dict):
-        return {}
+        return {}, "not a mapping of submission folders"
     students = {}
     for folder, entry in data.items():
         submitters = _field(entry, "submitters") if isinstance(entry, dict) else None
@@ -111,7 +294,7 @@ def _read_gradescope_metadata(path: Path) -> dict[str, str]:
         names = [n for n in names if n]
         if isinstance(folder, str) and names:
             students[folder] = "+".join(sorted(names))
-    return students
+    return students, None
 
 
 def _field(entry: dict, name: str):
@@ -129,15 +312,40 @@ def _submitter(entry: dict) -> str:
     return ""
 
 
-def _classroom(file: Path, root: Path) -> Identity | None:
-    """`<slug>-<user>/...` where that folder is a git repository: the user, with the slug all repositories
-    share removed."""
-    parts = _relative_parts(file, root)
-    if len(parts) < 2 or not (root / parts[0] / ".git").exists():
-        return None
-    repository = parts[0]
-    siblings = sorted(entry.name for entry in os.scandir(root)
-                      if entry.is_dir(follow_symlinks=False) and (Path(entry.path) / ".git").exists())
-    prefix = os.path.commonprefix(siblings) if len(siblings) > 1 else ""
-    prefix = prefix[: prefix.rfind("-") + 1] if "-" in prefix else ""
-    return Identity(repository[len(prefix):] or repository, "classroom", group=repository)
+# --- The filesystem, never raising ----------------------------------------------------------------
+
+def _subfolders(folder: Path) -> set[str]:
+    """The names of the directories directly in `folder` (not through symbolic links)."""
+    try:
+        with os.scandir(folder) as entries:
+            return {entry.name for entry in entries if entry.is_dir(follow_symlinks=False)}
+    except OSError:
+        return set()
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return os.path.lexists(path)
+    except OSError:
+        return False

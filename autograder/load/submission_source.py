@@ -9,12 +9,12 @@ the cells needs no IPython; a cell that cannot be read costs only itself.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import sys
 from pathlib import Path
 
 from autograder.catalog import messages
+from autograder.load import bounded_json
 
 
 def _import_nbformat():
@@ -43,6 +43,11 @@ def _import_nbformat():
 nbformat = _import_nbformat()
 
 
+# The largest submission file read, as the sandbox's own cap on what it sends a child
+# (sandbox.parent.SUBMISSION_CAP_BYTES): far above any notebook of these exercises with its outputs.
+MAX_SUBMISSION_BYTES = 32 << 20
+
+
 class SubmissionError(Exception):
     """The submission cannot be read at all; every check scores 0."""
 
@@ -68,10 +73,14 @@ _CHECK_CALL = re.compile(r"^\s*(from\s+autograder(\.\w+)*\s+import|import\s+auto
 def read(path: Path | str) -> SubmissionSource:
     """Read `path` into code cells; raise SubmissionError if it cannot be read."""
     path = Path(path)
+    if path.is_dir():  # a common slip (`check my_folder`): say what it is, not that it is missing
+        notebooks = sorted(path.glob("*.ipynb"))
+        example = notebooks[0] if notebooks else path / "<notebook>.ipynb"
+        raise SubmissionError(messages.text("load.is_folder", path=path, example=example))
     if not path.is_file():
         raise SubmissionError(messages.text("load.file_missing", path=path))
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read_capped(path).decode("utf-8")
     except UnicodeDecodeError:
         raise SubmissionError(messages.text("load.not_utf8", path=path)) from None
     if path.suffix == ".py":
@@ -81,10 +90,23 @@ def read(path: Path | str) -> SubmissionSource:
     return _read_notebook(path, raw)
 
 
+def _read_capped(path: Path) -> bytes:
+    """The file's bytes; SubmissionError if it holds more than MAX_SUBMISSION_BYTES (only that much is read)."""
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_SUBMISSION_BYTES + 1)
+    if len(raw) > MAX_SUBMISSION_BYTES:
+        raise SubmissionError(messages.text("load.too_large", path=path, limit_mib=MAX_SUBMISSION_BYTES >> 20))
+    return raw
+
+
 def _read_notebook(path: Path, raw: str) -> SubmissionSource:
+    # Bounded first: nbformat parses the same text with json.loads, whose recursion a deeply nested
+    # document turns into RecursionError in whichever process reads it (a grading worker, the child).
     try:
-        json.loads(raw)
-    except json.JSONDecodeError as error:
+        bounded_json.loads(raw, max_bytes=MAX_SUBMISSION_BYTES)
+    except bounded_json.JSONLimitExceeded as error:
+        raise SubmissionError(messages.text("load.too_deep", path=path, depth=error.limit.maximum)) from None
+    except ValueError as error:  # not JSON, or a number JSON allows and Python will not convert
         raise SubmissionError(messages.text("load.not_json", path=path, error=error)) from None
     try:
         notebook = nbformat.reads(raw, as_version=4)
@@ -240,7 +262,7 @@ def _declared_assignment(path: Path) -> str | None:
     try:
         if path.suffix != ".ipynb" or not path.is_file():
             return None
-        notebook = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        notebook = bounded_json.read(path, max_bytes=MAX_SUBMISSION_BYTES)
+    except (OSError, ValueError):  # bounded_json's limits are ValueErrors too
         return None
     return _declared(notebook.get("metadata") if isinstance(notebook, dict) else None, "assignment")

@@ -58,28 +58,45 @@ class CheckCellTable:
         notes = "".join(f"<li>{_inline(note)}</li>" for note in result.notes)
         total = html.escape(messages.text("report.total", score=result.score, max_score=result.max_score))
         return (
-            '<div class="autograder-check" style="font-size:13px">'
+            f'<div class="autograder-check" style="{_BLOCK}">'
             f"<div><b>{header}</b></div>"
             + (f"<div>{html.escape(messages.text('report.notes'))}<ul>{notes}</ul></div>" if notes else "")
-            + '<table style="border-collapse:collapse;text-align:left">'
+            + f'<table style="{_TABLE}">'
             + "".join(rows)
             + f"</table><div><b>{total}</b></div></div>"
         )
+
+
+# Every frontend styles a rendered table its own way: JupyterLab 4 and Notebook 7 right-align every
+# td and centre the table (`.jp-RenderedHTMLCommon td {text-align: right}`, `table {margin: auto}`),
+# Colab and VS Code have rules of their own. A class selector loses to an inline style, so every
+# element carries its layout inline; a style on the <table> alone is overridden by the td rule.
+_BLOCK = "font-size:13px;text-align:left"
+_TABLE = ("border-collapse:collapse;border:none;margin:0 auto 0 0;table-layout:auto;width:auto;"
+          "text-align:left;font-size:13px")
+_CELL = "text-align:left;vertical-align:top;padding:2px 8px;border:none;white-space:normal;line-height:1.4"
+_ROW = "background:transparent"  # JupyterLab stripes and highlights rows; a hint belongs to the row above
+
+
+def _td(content: str, style: str = "", colspan: int = 1) -> str:
+    """One table cell: left-aligned and top-aligned whatever the frontend's CSS says, then `style`."""
+    span = f' colspan="{colspan}"' if colspan > 1 else ""
+    return f'<td{span} style="{_CELL};{style}">{content}</td>'
 
 
 def _row(check) -> str:
     color = "#1a7f37" if check.passed else "#cf222e"
     mark = "✓" if check.passed else "✗"
     status = html.escape(messages.text("report.passed" if check.passed else "report.failed"))
-    cells = (f'<td style="color:{color};padding:2px 8px">{mark}</td>'
-             f'<td style="padding:2px 8px"><code>{html.escape(check.function)}</code></td>'
-             f'<td style="padding:2px 8px">{html.escape(check.prop)}</td>'
-             f'<td style="padding:2px 8px;text-align:right">{check.score:g}/{check.max_score:g}</td>'
-             f'<td style="color:{color};padding:2px 8px">{status}</td>')
-    row = f"<tr>{cells}</tr>"
+    cells = (_td(mark, f"color:{color}")
+             + _td(f"<code>{html.escape(check.function)}</code>")
+             + _td(html.escape(check.prop))
+             + _td(f"{check.score:g}/{check.max_score:g}", "text-align:right")  # points: digits line up
+             + _td(status, f"color:{color}"))
+    row = f'<tr style="{_ROW}">{cells}</tr>'
     if not check.passed and check.feedback:
         feedback = "<br>".join(_inline(line) for line in check.feedback.splitlines())
-        row += f'<tr><td></td><td colspan="4" style="padding:0 8px 6px 8px">{feedback}</td></tr>'
+        row += f'<tr style="{_ROW}">{_td("")}{_td(feedback, "padding:0 8px 6px 8px", colspan=4)}</tr>'
     return row
 
 

@@ -26,6 +26,7 @@ import re
 import statistics
 import string
 import unicodedata
+import urllib.parse
 from typing import TypeGuard
 
 from autograder.catalog import messages
@@ -96,10 +97,13 @@ REPORT_TEXT: dict[str, str] = {
     "report.class_problem_sandbox_failed": "the grader could not start a sandbox for it",
     "report.class_problem_child_failed": "the grader could not run it",
     "report.class_problem_grader_error": "grading did not finish",
+    "report.class_problem_no_notebook": "no notebook handed in (its result names the files found)",
     "report.class_problem_other": "it was not graded normally ({problem})",
     "report.class_look_mismatch": "graded as another assignment than its file name or metadata says",
     "report.class_look_tampered": "its code changed the grading environment",
     "report.class_look_internal_error": "the grader failed in one of its checks",
+    "report.class_look_identity": "who handed it in is not certain from where it sits",
+    "report.class_look_ignored": "files not graded (one per assignment is): {files}",
     "report.class_terminal_title": "Class report: {count} submission(s), {assignments} assignment(s); {filename} in the out dir",
     "report.class_terminal_scores": "{assignment}: {count} submission(s), mean {mean:.3g}, median {median:.3g}, min {minimum:g}, max {maximum:g} of {max_score:g}",
     "report.class_terminal_failures": "Most common failures:",
@@ -107,10 +111,24 @@ REPORT_TEXT: dict[str, str] = {
     "report.class_terminal_look": "Need a look ({count}):",
     "report.class_terminal_look_item": "{submission} ({assignment}): {reason}",
     "report.class_terminal_all_fine": "No submission needs a look.",
+    "report.class_students_heading": "Every submission",
+    "report.class_students_note": "By student. Feedback opens the submission's results.json: every check, its points and the feedback the student gets.",
+    "report.class_col_student": "Student",
+    "report.class_col_score": "Score",
+    "report.class_col_look": "Needs a look",
+    "report.class_col_feedback": "Feedback",
+    "report.class_feedback_link": "results.json",
+    "report.class_score_of": "{score} of {max_score}",
+    "report.class_not_attempted_heading": "Not attempted",
+    "report.class_not_attempted_note": "Functions a submission left as the released stub (it still raises NotImplementedError). Their checks are not counted among the most common failures.",
+    "report.class_none_not_attempted": "Every submission attempted every function.",
+    "report.class_col_function": "Function",
+    "report.class_terminal_not_attempted": "Not attempted: {functions}",
+    "report.class_terminal_not_attempted_item": "{function} ({count})",
 }
 
 # Problems (results.json's extra_data.problem) that mean the notebook was not loaded, so no check saw its code.
-LOAD_PROBLEMS = ("unreadable", "timeout", "exited", "sandbox_failed", "child_failed", "grader_error")
+LOAD_PROBLEMS = ("unreadable", "timeout", "exited", "sandbox_failed", "child_failed", "grader_error", "no_notebook")
 
 
 def _text(key: str, **fields: object) -> str:
@@ -196,6 +214,29 @@ class NeedsALook:
 
 
 @dataclasses.dataclass(frozen=True)
+class NotAttempted:
+    """A function some submissions left as the released stub: its checks fail for that, not for a mistake."""
+    assignment: str | None
+    function: str
+    submissions: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.submissions)
+
+
+@dataclasses.dataclass(frozen=True)
+class StudentRow:
+    """One submission as a teacher first looks at it: who, the score, and why it needs a look, if it does."""
+    submission: str  # also the name of its directory in the out dir, where its results.json is
+    student: str
+    assignment: str | None
+    score: float
+    max_score: float
+    looks: tuple[str, ...]  # the reasons it needs a look; empty if it does not
+
+
+@dataclasses.dataclass(frozen=True)
 class ClassReport:
     submissions: int
     seeds: tuple[int, ...]
@@ -205,6 +246,8 @@ class ClassReport:
     not_loaded: tuple[NotLoaded, ...]
     slowest: tuple[SlowSubmission, ...]  # slowest first, at most SLOWEST
     needs_a_look: tuple[NeedsALook, ...]  # the submissions that failed to load first
+    not_attempted: tuple[NotAttempted, ...] = ()  # most often left as a stub first
+    students: tuple[StudentRow, ...] = ()  # by student, then submission
 
 
 def build(results: list[dict]) -> ClassReport:
@@ -212,15 +255,20 @@ def build(results: list[dict]) -> ClassReport:
     entries = [_Entry.of(index, data) for index, data in enumerate(results) if isinstance(data, dict)]
     not_loaded = [_not_loaded(entry) for entry in entries if entry.problem is not None]
     unloaded = {entry.index for entry in entries if entry.problem is not None}
+    loaded = [entry for entry in entries if entry.index not in unloaded]
+    stubs = _stubs(loaded)
+    needs_a_look = _needs_a_look(entries, not_loaded)
     return ClassReport(
         submissions=len(entries),
         seeds=tuple(sorted({entry.seed for entry in entries if entry.seed is not None})),
         scores=tuple(_distributions(entries)),
         checks=tuple(_pass_rates(entries)),
-        failures=tuple(_failures([entry for entry in entries if entry.index not in unloaded])),
+        failures=tuple(_failures(loaded, stubs)),
         not_loaded=tuple(not_loaded),
         slowest=tuple(_slowest(entries)),
-        needs_a_look=tuple(_needs_a_look(entries, not_loaded)),
+        needs_a_look=tuple(needs_a_look),
+        not_attempted=tuple(_not_attempted(loaded, stubs)),
+        students=tuple(_students(entries, needs_a_look)),
     )
 
 
@@ -306,11 +354,13 @@ def _pass_rates(entries: list[_Entry]) -> list[CheckPassRate]:
     return [CheckPassRate(assignment, check, *counts[(assignment, check)]) for assignment, check in keys]
 
 
-def _failures(entries: list[_Entry]) -> list[CommonFailure]:
+def _failures(entries: list[_Entry], stubs: set[tuple[int, str]] | None = None) -> list[CommonFailure]:
+    """The failed checks grouped by cause; a function left as a stub (`stubs`) is no failure of its own."""
+    stubs = stubs or set()
     groups: dict[tuple[str | None, str, str], dict] = {}
     for entry in entries:
         for test in entry.tests:
-            if test.get("status") == "passed":
+            if test.get("status") == "passed" or (entry.index, _function(test)) in stubs:
                 continue
             check = _string(test.get("name"))
             feedback = _string(test.get("output"))
@@ -330,6 +380,47 @@ def _failures(entries: list[_Entry]) -> list[CommonFailure]:
                 for (assignment, check, cause), group in groups.items()]
     failures.sort(key=lambda f: (-f.count, -f.count * f.points, _assignment_order(f.assignment), f.check, f.cause))
     return failures
+
+
+def _function(test: dict) -> str:
+    """The function a check tests: `histogram` of `histogram: duplicates counted`."""
+    return _string(test.get("name")).split(":")[0].strip()
+
+
+def _stubs(entries: list[_Entry]) -> set[tuple[int, str]]:
+    """(entry index, function) of every function a submission did not attempt: its feedback says it is a stub."""
+    patterns = [_pattern("call.not_implemented"), _pattern("call.missing_not_implemented")]
+    stubs = set()
+    for entry in entries:
+        for test in entry.tests:
+            feedback = _string(test.get("output"))
+            if test.get("status") != "passed" and any(p.search(line) for p in patterns
+                                                          for line in feedback.splitlines()[:1]):
+                stubs.add((entry.index, _function(test)))
+    return stubs
+
+
+def _not_attempted(entries: list[_Entry], stubs: set[tuple[int, str]]) -> list[NotAttempted]:
+    groups: dict[tuple[str | None, str], list[str]] = {}
+    for entry in entries:
+        for function in dict.fromkeys(_function(test) for test in entry.tests):  # in the results' order
+            if (entry.index, function) in stubs:
+                groups.setdefault((entry.assignment, function), []).append(entry.submission)
+    rows = [NotAttempted(assignment, function, tuple(submissions))
+            for (assignment, function), submissions in groups.items()]
+    rows.sort(key=lambda row: (-row.count, _assignment_order(row.assignment)))  # stable: the results' order
+    return rows
+
+
+def _students(entries: list[_Entry], looks: list[NeedsALook]) -> list[StudentRow]:
+    reasons: dict[str, list[str]] = collections.defaultdict(list)
+    for look in looks:
+        reasons[look.submission].append(look.reason)
+    rows = [StudentRow(entry.submission, entry.student, entry.assignment, entry.score, entry.max_score,
+                       tuple(dict.fromkeys(reasons.get(entry.submission, ())))) for entry in entries]
+    rows.sort(key=lambda row: ((row.student or row.submission).casefold(), _assignment_order(row.assignment),
+                               row.submission))
+    return rows
 
 
 def _not_loaded(entry: _Entry) -> NotLoaded:
@@ -356,6 +447,12 @@ def _needs_a_look(entries: list[_Entry], not_loaded: list[NotLoaded]) -> list[Ne
     tampered = [_pattern("load.tampered"), _pattern("call.tampered")]
     internal = _pattern("report.internal_error")
     for entry in entries:
+        # Who handed it in (submission_identity's notes, recorded by the batch), whether it loaded or not.
+        identity = _strings(entry.extra.get("identity_notes"))
+        if identity:
+            look.append(NeedsALook(entry.submission, entry.student, entry.assignment,
+                                   _text("report.class_look_identity"), identity[0]))
+        look.extend(_file_choice_looks(entry))
         if entry.problem is not None:
             continue
         if entry.mismatch:
@@ -369,6 +466,19 @@ def _needs_a_look(entries: list[_Entry], not_loaded: list[NotLoaded]) -> list[Ne
             if found is not None:
                 look.append(NeedsALook(entry.submission, entry.student, entry.assignment, _text(reason), found))
     return look
+
+
+def _file_choice_looks(entry: _Entry) -> list[NeedsALook]:
+    """The files of the student's entry the batch did not grade (load/submission_choice), recorded in extra_data.
+
+    An entry with no notebook at all is listed with the submissions that did not load (problem no_notebook).
+    """
+    files = _strings(entry.extra.get("ignored_files"))
+    if not files:
+        return []
+    listed = ", ".join(files[:10]) + (f", … (+{len(files) - 10})" if len(files) > 10 else "")
+    return [NeedsALook(entry.submission, entry.student, entry.assignment,
+                       _text("report.class_look_ignored", files=listed), listed)]
 
 
 def problem_reason(problem: str) -> str:
@@ -466,9 +576,11 @@ def render_html(report: ClassReport) -> str:
     title = _text("report.class_title")
     body = [f"<h1>{_escape(title)}</h1>", f"<p>{_escape(_overview(report))}</p>"]
     sections = [
+        ("students", _text("report.class_students_heading"), _students_section(report)),
         ("scores", _text("report.class_scores_heading"), _scores_section(report)),
         ("checks", _text("report.class_checks_heading"), _checks_section(report)),
         ("failures", _text("report.class_failures_heading"), _failures_section(report)),
+        ("not-attempted", _text("report.class_not_attempted_heading"), _not_attempted_section(report)),
         ("not-loaded", _text("report.class_not_loaded_heading"), _not_loaded_section(report)),
     ]
     others = [look for look in report.needs_a_look if look.submission not in {n.submission for n in report.not_loaded}]
@@ -556,6 +668,41 @@ def _failures_section(report: ClassReport) -> str:
         rows.append("<tr>" + _cell(str(failure.count), numeric=True) + _cell(_assignment_name(failure.assignment))
                     + _cell(failure.check) + f'<td class="text">{detail}</td></tr>')
     return (f"<p class=\"note\">{_escape(_text('report.class_failures_note'))}</p>"
+            f"<table>{header}{''.join(rows)}</table>")
+
+
+def _students_section(report: ClassReport) -> str:
+    """Every submission: student, score, why it needs a look, and a link to its results.json (relative: the
+    report sits at the top of the out dir, each submission's results in the directory named after it)."""
+    if not report.students:
+        return f"<p>{_escape(_text('report.class_nothing'))}</p>"
+    header = _row([_text("report.class_col_student"), _text("report.class_col_assignment"),
+                   _text("report.class_col_score"), _text("report.class_col_look"),
+                   _text("report.class_col_feedback")], header=True)
+    rows = []
+    for row in report.students:
+        score = _text("report.class_score_of", score=_points(row.score), max_score=_points(row.max_score))
+        link = f"{urllib.parse.quote(row.submission)}/results.json"
+        below = (f'<div class="muted">{_escape(row.submission)}</div>'
+                 if row.student and row.student != row.submission else "")
+        rows.append(f'<tr><td class="text">{_escape(row.student or row.submission)}{below}</td>'
+                    + _cell(_assignment_name(row.assignment)) + _cell(score, numeric=True)
+                    + f'<td class="text{" low" if row.looks else ""}">{_escape("; ".join(row.looks))}</td>'
+                    + f'<td class="text"><a href="{_escape(link)}">{_escape(_text("report.class_feedback_link"))}'
+                    + "</a></td></tr>")
+    return (f"<p class=\"note\">{_escape(_text('report.class_students_note'))}</p>"
+            f"<table>{header}{''.join(rows)}</table>")
+
+
+def _not_attempted_section(report: ClassReport) -> str:
+    if not report.not_attempted:
+        return f"<p>{_escape(_text('report.class_none_not_attempted'))}</p>"
+    header = _row([_text("report.class_col_count"), _text("report.class_col_assignment"),
+                   _text("report.class_col_function"), _text("report.class_col_submission")], header=True)
+    rows = ["<tr>" + _cell(str(row.count), numeric=True) + _cell(_assignment_name(row.assignment))
+            + _cell(row.function, mono=True) + _cell(_clip(", ".join(row.submissions), LINE_CHARS)) + "</tr>"
+            for row in report.not_attempted]
+    return (f"<p class=\"note\">{_escape(_text('report.class_not_attempted_note'))}</p>"
             f"<table>{header}{''.join(rows)}</table>")
 
 
@@ -710,6 +857,10 @@ def render_terminal(report: ClassReport) -> str:
                                                      cause=failure.example)), TERMINAL_WIDTH))
             if failure.hint:
                 lines.append(_clip(_visible("     " + failure.hint), TERMINAL_WIDTH))
+    if report.not_attempted:
+        items = [_text("report.class_terminal_not_attempted_item", function=row.function, count=row.count)
+                 for row in report.not_attempted]
+        lines.append(_clip(_text("report.class_terminal_not_attempted", functions=", ".join(items)), TERMINAL_WIDTH))
     if report.needs_a_look:
         lines.append(_text("report.class_terminal_look", count=len(report.needs_a_look)))
         for look in report.needs_a_look:
@@ -749,7 +900,12 @@ def _visible(text: str, *, keep_newlines: bool = False) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    """`text` in at most `limit` characters: cut after a whole word, with "…", never inside a word."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]  # room for the "…" comes from the space dropped before it
+    words = cut[:cut.rfind(" ")] if " " in cut.lstrip() else cut[:limit - 1]
+    return words.rstrip(" ,;:") + "…"
 
 
 def _points(value: float) -> str:
@@ -773,6 +929,11 @@ def _by_assignment(rates: tuple[CheckPassRate, ...]) -> list[tuple[str | None, l
 
 def _string(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _strings(value: object) -> list[str]:
+    """The strings in `value` if it is a list, else []."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def _is_number(value: object) -> TypeGuard[float]:

@@ -3,7 +3,7 @@
 Each submission's file is `<out>/<name>/results.json`, written and read
 through out_dir.OutDir: never through a symbolic link, never by opening
 something that could block, and read back only if it is a regular file of
-bounded size that holds the shape the grader writes.
+bounded size and nesting that holds the shape the grader writes.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 
 from autograder.check.results import SubmissionResult
-from autograder.reports.out_dir import OutDir
+from autograder.load import bounded_json
+from autograder.reports.out_dir import MAX_READ_BYTES, OutDir
 
 FILENAME = "results.json"
 
@@ -34,8 +35,9 @@ def read(out: OutDir, name: str) -> dict:
     raw = out.read_file(name, FILENAME)
     where = f"{out.path}/{name}/{FILENAME}"
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        # Bounded: the size by read_file, the nesting here, so a result never costs the reader a RecursionError.
+        data = bounded_json.loads(raw, max_bytes=MAX_READ_BYTES)
+    except ValueError as error:  # not UTF-8, not JSON, or beyond bounded_json's limits
         raise ValueError(f"{where} is not JSON ({error}); expected the grader's results. Grade this submission "
                          "again without --resume.") from None
     if not (isinstance(data, dict) and isinstance(data.get("extra_data", {}), dict)

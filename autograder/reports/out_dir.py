@@ -37,8 +37,8 @@ from typing import Callable
 
 MAX_READ_BYTES = 64 << 20  # far above any results.json the grader writes
 MAX_NAME_BYTES = 120  # UTF-8 bytes of a name before any disambiguating suffix; file systems allow 255
-RESERVED_NAMES = frozenset({"grades.csv",
-                            "report.html"})  # written at the top of the out dir, beside the submissions' directories
+RESERVED_NAMES = frozenset({"grades.csv", "report.html",
+                            "shard.json"})  # written at the top of the out dir, beside the submissions' directories
 
 _RDONLY_DIR = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0))
@@ -222,6 +222,10 @@ class OutDir:
         if not stat.S_ISDIR(os.fstat(fd).st_mode):
             os.close(fd)
             raise OutDirError(f"out dir {path} is not a directory; pass a directory (or a new path) as --out.")
+        if create and not os.access(path, os.W_OK | os.X_OK):  # say so now, not after grading everything
+            os.close(fd)
+            raise OutDirError(f"out dir {path} is not writable by this user (it may hold an earlier run's files, "
+                              "made by root); pass a directory you can write to as --out.")
         return fd
 
     def _bad_root(self, error: OSError) -> str:
