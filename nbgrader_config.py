@@ -6,11 +6,15 @@ Run nbgrader commands from this directory (or pass --CourseDirectory.root).
 
 import os
 
-from nbgrader.converters import Autograde
+from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.preprocessors import Execute, OverwriteCells
 
 from autograder.integrations.nbgrader_preprocessors import ExecuteUntilKernelDies, RestoreMissingCheckCells
-from autograder.integrations.nbgrader_sandboxed_grades import FailWhereSandboxFailed, GradeCheckCellsInSandbox
+from autograder.integrations.nbgrader_sandboxed_grades import (
+    FailWhereSandboxFailed,
+    GradeCheckCellsInSandbox,
+    HidePointsInFeedback,
+)
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
@@ -53,6 +57,14 @@ c.OverwriteCells.add_missing_cells = True
 c.GradeCheckCellsInSandbox.enabled = True
 # c.GradeCheckCellsInSandbox.sandbox = "process"   # weaker isolation, for machines without the OS sandbox
 
+# Each student's kernel runs in the OS sandbox too (autograder/sandbox/kernel_sandbox.py):
+# its own uid, PID namespace, no network, seccomp, grading.toml's [sandbox] limits, a
+# read-only view of the system and Python, and a private copy of its submission folder as
+# its only writable place: no gradebook.db, no other student's folder, no kit, no secrets.
+# It follows GradeCheckCellsInSandbox: on while that grades in the "os" sandbox (the
+# confined kernel cannot import the kit, so its check cells need the sandbox's results).
+c.ExecuteUntilKernelDies.confine_kernel = True
+
 
 def _after(steps, anchor, step):
     return [*steps[: steps.index(anchor) + 1], step, *steps[steps.index(anchor) + 1:]]
@@ -69,6 +81,8 @@ c.Autograde.autograde_preprocessors = [*_after(_replaced(
     ExecuteUntilKernelDies, GradeCheckCellsInSandbox), FailWhereSandboxFailed]
 c.Autograde.sanitize_preprocessors = _replaced(
     Autograde.class_traits()["sanitize_preprocessors"].default(), OverwriteCells, RestoreMissingCheckCells)
+# Feedback pages show each check cell's points beside it; its value (the points nbgrader read) is dropped.
+c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), HidePointsInFeedback]
 
 # Hidden inputs: each check cell draws a seed per grading.toml's [seeds] and
 # prints it; AUTOGRADER_SEED=<int> in nbgrader's environment fixes it for a whole

@@ -29,6 +29,7 @@ from __future__ import annotations
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, OverwriteCells
+from traitlets import Bool
 
 from autograder.catalog import messages
 
@@ -42,11 +43,55 @@ def _error(ename: str, evalue: str):
 
 
 class ExecuteUntilKernelDies(Execute):
-    """Execute every cell; once the kernel is dead or stuck, fail the rest instead of the submission."""
+    """Execute every cell; once the kernel is dead or stuck, fail the rest instead of the submission.
+
+    With `confine_kernel` (on in nbgrader_config.py) the kernel runs in the OS
+    sandbox (sandbox.kernel_sandbox) whenever GradeCheckCellsInSandbox grades
+    in the OS sandbox: the confined kernel cannot import the kit, so its check
+    cells need the sandboxed grader's results, and a machine without the OS
+    sandbox has neither.
+    """
+
+    confine_kernel = Bool(False, help="Run each student's kernel in the OS sandbox (with GradeCheckCellsInSandbox "
+                                      "in its \"os\" mode).").tag(config=True)
+
+    def create_kernel_manager(self):
+        if self.kernel_is_confined():
+            from autograder.sandbox.kernel_sandbox import ConfinedKernelManager
+
+            # nbgrader's Execute fixes kernel_manager_class in its constructor, over any configuration.
+            self.kernel_manager_class = ConfinedKernelManager
+        return super().create_kernel_manager()
+
+    def kernel_is_confined(self) -> bool:
+        """Whether this run's kernels start in the OS sandbox."""
+        from autograder.integrations.nbgrader_sandboxed_grades import GradeCheckCellsInSandbox
+
+        grading = GradeCheckCellsInSandbox(config=self.config)
+        return self.confine_kernel and grading.enabled and grading.sandbox == "os"
 
     def preprocess(self, nb, resources=None, km=None):
+        from autograder.sandbox.kernel_sandbox import KernelSandboxUnavailable
+
         self._stopped = False
-        return super().preprocess(nb, resources, km)
+        try:
+            return super().preprocess(nb, resources, km)
+        except KernelSandboxUnavailable as error:
+            return self._not_started(nb, resources, error)
+
+    def _not_started(self, nb, resources, error: Exception):
+        """No kernel: every code cell scores 0 with a message, and FailWhereSandboxFailed fails the submission
+        once those zeros are saved (never a previous run's scores)."""
+        from autograder.integrations.nbgrader_sandboxed_grades import FAILURE_KEY
+
+        self.log.error("%s", error)
+        message = messages.text("nbgrader.sandbox_failed", detail=str(error).splitlines()[0][:300])
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [_error("SandboxFailed", message)], None
+        resources = resources if resources is not None else {}
+        resources[FAILURE_KEY] = str(error)
+        return nb, resources
 
     def preprocess_cell(self, cell, resources, index):
         if getattr(self, "_stopped", False):

@@ -32,6 +32,7 @@ to nbgrader, with a warning in its log.
 from __future__ import annotations
 
 import copy
+import re
 import tempfile
 from pathlib import Path
 
@@ -122,6 +123,22 @@ class GradeCheckCellsInSandbox(NbGraderPreprocessor):
         return result
 
 
+class HidePointsInFeedback(NbGraderPreprocessor):
+    """A `nbgrader generate_feedback` step: drop each check cell's value, its points, from the feedback page.
+
+    nbgrader reads a grade cell's partial credit from its `execute_result`,
+    so autograded check cells end with one (`Out[4]: 0`). By feedback time the
+    points are in the gradebook and nbgrader's page shows them beside the cell,
+    so the bare number under the table only puzzles a student.
+    """
+
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            if _function_of(cell):
+                cell.outputs = [output for output in cell.get("outputs", []) if output.output_type != "execute_result"]
+        return nb, resources
+
+
 class FailWhereSandboxFailed(NbGraderPreprocessor):
     """The last autograde step: fail a submission whose check cells the sandbox could not grade.
 
@@ -161,9 +178,19 @@ def _outputs_for(result: SubmissionResult, function: str, execution_count, *, no
         message = messages.text("nbgrader.no_checks", function=function)
         return [new_output("error", ename="NotGraded", evalue=message, traceback=[message])]
     only = SubmissionResult(name=result.name, path=result.path, assignment=result.assignment, seed=result.seed,
-                            checks=checks, notes=result.notes if notes else [], language=result.language)
+                            checks=checks, notes=_notes_for_nbgrader(result) if notes else [],
+                            language=result.language)
     with messages.using(result.language):
         table = render(only)
     points = sum(check.score for check in checks)
     return [new_output("stream", name="stdout", text=table + "\n"),
             new_output("execute_result", data={"text/plain": f"{points:.15g}"}, execution_count=execution_count)]
+
+
+def _notes_for_nbgrader(result: SubmissionResult) -> list[str]:
+    """The submission's notes, less "cells ... were not run": nbgrader ran those example cells in its kernel,
+    and the feedback page shows their outputs just above."""
+    with messages.using(result.language):
+        before, after = messages.text("load.demos_skipped", cells="\0").split("\0")
+    skipped = re.compile(f"{re.escape(before)}.+?{re.escape(after)}", re.DOTALL)
+    return [note for note in result.notes if not skipped.fullmatch(note)]

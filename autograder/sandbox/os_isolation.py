@@ -42,7 +42,7 @@ UID_SLOTS = 1 << 16
 UID_LOCKS = Path("/run/autograder-uids") if Path("/run").is_dir() else Path("/tmp/autograder-uids")
 _PACKAGE = Path(__file__).resolve().parents[1]  # the installed `autograder` package
 # Modules from which the child side is found: the zygote imports everything a child runs.
-_CHILD_ENTRY_MODULES = ("autograder.child.zygote", "autograder.child.main")
+_CHILD_ENTRY_MODULES = ("autograder.child.zygote", "autograder.child.main", "autograder.child.kernel_entry")
 
 
 class IsolationUnavailable(RuntimeError):
@@ -69,11 +69,16 @@ def check_available(python: str = sys.executable) -> None:
         raise IsolationUnavailable(
             f"the OS sandbox needs libseccomp and the pyseccomp package ({error}); "
             "`apt-get install libseccomp2` and reinstall the kit") from None
-    probe = zygote_command([python, "-I", "-c", "import autograder.child.confinement"], programs=None)
+    _check_kit_importable(python)
+    probe = zygote_command(module_command(python, "autograder.child.confinement"), programs=None)
     try:
         completed = subprocess.run(probe, capture_output=True, text=True, timeout=120, env=_minimal_env())
     except (OSError, subprocess.TimeoutExpired) as error:
         raise IsolationUnavailable(f"bubblewrap could not start a sandbox: {error}") from None
+    if completed.returncode != 0 and "Error: " in completed.stderr and "Traceback" in completed.stderr:
+        raise IsolationUnavailable(  # bubblewrap started; Python inside it failed
+            f"{python} could not import the kit's child side inside the sandbox, from {_PACKAGE}: "
+            f"{_last_line(completed)}. Keep the kit and that Python outside /tmp, /proc and /dev")
     if completed.returncode != 0:
         raise IsolationUnavailable(
             "bubblewrap could not start a sandbox here: "
@@ -82,8 +87,29 @@ def check_available(python: str = sys.executable) -> None:
             "unshare/mount), or pass --sandbox process to accept weaker isolation")
 
 
-def zygote_command(command: list[str], programs: Path | None) -> list[str]:
-    """`command` wrapped in bubblewrap with the child's filesystem view and namespaces."""
+def _check_kit_importable(python: str) -> None:
+    """Raise IsolationUnavailable unless `python` imports the kit's child side from this process's copy of it."""
+    try:
+        completed = subprocess.run(module_command(python, "autograder.child.confinement"), capture_output=True,
+                                   text=True, timeout=120, env=_minimal_env())
+    except (OSError, subprocess.TimeoutExpired) as error:
+        completed = subprocess.CompletedProcess([], 1, "", str(error))
+    if completed.returncode != 0:
+        raise IsolationUnavailable(
+            f"this process imported the autograder package from {_PACKAGE}, but {python} cannot run it: "
+            f"{_last_line(completed)}. Run the grader (or nbgrader) with the Python the kit is installed in "
+            "(`pip install -e <the kit's repository>`, or `pip install` the kit), e.g. its .venv/bin/python")
+
+
+def _last_line(completed: subprocess.CompletedProcess) -> str:
+    return (completed.stderr.strip().splitlines() or [str(completed.returncode)])[-1][:300]
+
+
+def zygote_command(command: list[str], programs: Path | None, extra_args: tuple[str, ...] = ()) -> list[str]:
+    """`command` wrapped in bubblewrap with the child's filesystem view and namespaces.
+
+    `extra_args`: more bubblewrap arguments (mounts), applied before the view is made read-only.
+    """
     view = _View()
     for system in ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/lib32", "/libx32"):
         view.system_path(system)
@@ -100,13 +126,26 @@ def zygote_command(command: list[str], programs: Path | None) -> list[str]:
     for file in sorted(child_side_files()):
         view.directory(file.parent)
         view.args += ["--ro-bind", str(file), str(file)]
-    view.args += ["--remount-ro", str(_PACKAGE), "--remount-ro", "/tmp"]
+    view.args += [*extra_args, "--remount-ro", str(_PACKAGE), "--remount-ro", "/tmp"]
     if programs is not None:
         view.args += ["--ro-bind", str(programs), str(PROGRAMS_IN_VIEW)]
     view.directory(Path(WORKDIR))
     return ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", *[a for c in CAPABILITIES for a in ("--cap-add", c)],
             *view.args, "--chdir", WORKDIR, "--", *command]
+
+
+def module_command(python: str, module: str, *args: str) -> list[str]:
+    """`python -I -m module args`, importing the kit from where this process imported it.
+
+    Isolated mode ignores PYTHONPATH and the working directory, so `-m` would
+    import whichever kit is installed in that Python, not necessarily the copy
+    this process runs (a clone of the repository used as the course directory
+    with `python -m nbgrader`), and the sandbox shows only this copy's files.
+    """
+    bootstrap = ("import runpy, sys; path, module = sys.argv[1:3]; del sys.argv[1:3]; sys.path.insert(0, path); "
+                 "runpy.run_module(module, run_name='__main__', alter_sys=True)")
+    return [python, "-I", "-c", bootstrap, str(_PACKAGE.parent), module, *args]
 
 
 class _View:
