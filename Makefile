@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # with the weaker sandbox, which `autograder grade` then announces.
 SANDBOX ?= $(shell [ "$$(id -u)" = 0 ] && echo os || echo process)
 
-.PHONY: demo test lint bench release clean
+.PHONY: demo test lint bench release clean test-fast test-assignment suite-api-docs
 
 $(STAMP): pyproject.toml
 	scripts/install_sandbox_tools.sh
@@ -25,6 +25,19 @@ demo: $(STAMP)
 
 test: lint
 	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q
+
+# The inner loop: every test but the slow tiers and the per-assignment suite runs (tests/conftest.py TIERS).
+test-fast: $(STAMP)
+	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q -m "unit"
+
+# The tests that cover one assignment: every test whose id names it, and the assignment-wide ones.
+test-assignment: $(STAMP)
+	@test -n "$(A)" || { echo "usage: make test-assignment A=<assignment>" >&2; exit 2; }
+	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q --assignment $(A)
+
+# docs/writing-a-suite.md's reference, from autograder/suites/api.py's docstrings (tests/test_suite_api.py checks it).
+suite-api-docs: $(STAMP)
+	$(PY) scripts/suite_api_reference.py
 
 # ruff's rules and mypy's settings are in pyproject.toml; part of `make test`, so of CI.
 lint: $(STAMP)

@@ -16,6 +16,75 @@ REPO = Path(__file__).resolve().parent.parent
 SEED = int(os.environ.get("AUTOGRADER_TEST_SEED", "20261121"))
 
 
+# --- test tiers (README "Tests"; `make test-fast`, `make test-assignment A=NAME`) -------------------
+# Every test is in exactly one tier. Slow tiers are named after what makes them slow: a subprocess
+# of nbgrader or Jupyter, building and installing the student wheel in a fresh venv, the OS sandbox
+# (needs root), a headless browser, whole batches through `autograder grade` (worker processes,
+# sandbox children, CPU-time limits). "assignment": the suites run against submissions, per
+# assignment (the corpus, solutions and stubs). Everything else is "unit": no marker needed.
+SLOW_TIERS = ("nbgrader", "wheel", "sandbox", "browser", "grade")
+TIERS = {
+    "nbgrader": ("test_nbgrader_release", "test_nbgrader_roundtrip", "test_nbgrader_validate",
+                 "test_nbgrader_sandboxed_grades", "test_nbgrader_kernel_sandbox", "test_check_cells",
+                 "test_example_cells", "test_benchmark_smoke", "test_nbgrader_feedback",
+                 "test_nbgrader_kernel_confined"),
+    "wheel": ("test_student_dist", "test_gradescope_zip"),
+    "sandbox": ("test_os_sandbox", "test_attacks", "tests/attacks/"),
+    "browser": ("test_check_cell_rendering", "test_class_report.py::test_report_renders_in_a_headless_browser"),
+    "grade": ("test_shards", "test_cpu_time_limits", "test_class_grading", "test_batch_grading", "test_class_report",
+              "test_shared_programs", "test_github_classroom",
+              "test_out_dir_safety.py::test_batch_with_planted_fifos_links_and_directories_finishes_normally",
+              "test_submission_loading.py::test_endless_loop_in_a_function_costs_only_that_function"),
+    "assignment": ("test_corpus.py", "test_solutions_and_stubs", "test_hidden_inputs"),
+}
+# Tests that cover every assignment at once without naming one in their ids: `--assignment NAME` keeps them.
+ASSIGNMENT_WIDE = ("test_grading_config", "test_layout", "test_translations", "test_corpus_coverage",
+                   "test_suite_api", "test_korean_notebooks.py::test_every_assignment_has_a_korean_notebook")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--assignment", metavar="NAME",
+                     help="only the tests that cover assignment NAME: ids naming it, and ASSIGNMENT_WIDE")
+
+
+def pytest_configure(config):
+    for tier in (*TIERS, "unit"):
+        config.addinivalue_line("markers", f"{tier}: test tier (tests/conftest.py TIERS)")
+
+
+def _tier(item) -> str:
+    """The first tier whose table entry names the item's module (or module::test); the OS backend is "sandbox"."""
+    where = item.nodeid.split("[")[0]
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if params.get("backend") == "os":
+        return "sandbox"
+    for tier, entries in TIERS.items():
+        if any(_names(entry, where) for entry in entries):
+            return tier
+    return "unit"
+
+
+def _names(entry: str, where: str) -> bool:
+    """Whether a TIERS entry names the test at `where`: a bare module name matches that module only
+    (test_corpus, not test_corpus_coverage); a path, folder or module::test matches as written."""
+    return entry in where if "::" in entry or entry.endswith((".py", "/")) else f"/{entry}.py" in where
+
+
+def _covers(item, assignment: str) -> bool:
+    where = item.nodeid.split("[")[0]
+    return assignment in item.nodeid.split("::")[-1] or any(_names(entry, where) for entry in ASSIGNMENT_WIDE)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        item.add_marker(getattr(pytest.mark, _tier(item)))
+    assignment = config.getoption("--assignment")
+    if assignment:
+        kept = [item for item in items if _covers(item, assignment)]
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
+
+
 @pytest.fixture(scope="session")
 def config():
     return grading_config.load()

@@ -27,7 +27,14 @@ EXCERPT = 6
 
 
 def describe_structure(tree: Any) -> str:
-    """`dict(b, w)`, `tuple(array, dict(predictions, residuals))`...: for feedback."""
+    """A pytree's structure as feedback shows it: `tuple(array[3], dict(b: array[], w: array[3]))`.
+
+    Args:
+        tree: nested dicts, tuples and lists of arrays and scalars.
+
+    Returns:
+        The description.
+    """
     if isinstance(tree, dict):
         return "dict(" + ", ".join(f"{k}: {describe_structure(v)}" for k, v in sorted(tree.items())) + ")"
     if isinstance(tree, tuple):
@@ -48,7 +55,17 @@ def _structure_key(tree: Any) -> Any:
 
 
 def assert_same_structure(actual: Any, expected: Any, *, call: str) -> None:
-    """Same nesting of dicts (same keys), tuples and lists; leaves not compared."""
+    """Same nesting of dicts (same keys), tuples and lists; leaves not compared.
+
+    Args:
+        actual: what the student's function returned.
+        expected: the reference.
+        call: how feedback names the call (`describe_call`).
+
+    Raises:
+        AssertionError: the student reads "<call> returned the structure
+            tuple(array[3], dict(b: array[], w: array[3])), expected ...".
+    """
     if _structure_key(actual) != _structure_key(expected):
         raise AssertionError(messages.text(
             "check.wrong_structure", call=call,
@@ -57,14 +74,40 @@ def assert_same_structure(actual: Any, expected: Any, *, call: str) -> None:
 
 def assert_close(actual: Any, expected: Any, *, call: str, rtol: float | None = None,
                  atol: float | None = None, check_dtype: bool = False) -> None:
-    """Every leaf of `actual` matches `expected` in shape (and dtype) and values."""
+    """Every leaf of `actual` matches `expected` in structure, shape (and dtype) and values.
+
+    Args:
+        actual: what the student's function returned.
+        expected: the reference, computed in the test.
+        call: how feedback names the call (`describe_call`).
+        rtol: relative tolerance; None: the expected dtype's (float32 1e-5,
+            float16 1e-3, bfloat16 1e-2, integers and booleans exact).
+        atol: absolute tolerance; None: the expected dtype's (float32 1e-6).
+        check_dtype: the dtypes must match too.
+
+    Raises:
+        AssertionError: the student reads the call, then the wrong structure,
+            shape, dtype or type, or "N of M values differ (largest difference
+            ...); first at [i]: got g, expected e" and the row around it, the
+            differing entries starred. NaN equals NaN.
+    """
     assert_same_structure(actual, expected, call=call)
     for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
         _assert_leaf_close(got, want, call=call, rtol=rtol, atol=atol, check_dtype=check_dtype)
 
 
 def assert_same_shapes(actual: Any, expected: Any, *, call: str) -> None:
-    """Same structure and leaf shapes; values not compared."""
+    """Same structure and leaf shapes; values not compared (for random outputs).
+
+    Args:
+        actual: what the student's function returned.
+        expected: anything of the expected structure and shapes.
+        call: how feedback names the call.
+
+    Raises:
+        AssertionError: the student reads the wrong structure, or
+            "<call> returned shape (3,), expected (3, 4)".
+    """
     assert_same_structure(actual, expected, call=call)
     for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
         got, want = _as_array(got, call), np.asarray(want)
@@ -73,11 +116,31 @@ def assert_same_shapes(actual: Any, expected: Any, *, call: str) -> None:
 
 
 def assert_equal(actual: Any, expected: Any, *, call: str, check_dtype: bool = False) -> None:
-    """Exact equality of every leaf (integers, booleans, bit-exact floats)."""
+    """Exact equality of every leaf (integers, booleans, bit-exact floats): `assert_close` with no tolerance.
+
+    Args:
+        actual: what the student's function returned.
+        expected: the reference.
+        call: how feedback names the call.
+        check_dtype: the dtypes must match too.
+
+    Raises:
+        AssertionError: as `assert_close`.
+    """
     assert_close(actual, expected, call=call, rtol=0.0, atol=0.0, check_dtype=check_dtype)
 
 
 def assert_dtype(actual: Any, expected_dtype: Any, *, call: str) -> None:
+    """The value (an array or Python scalar) has dtype `expected_dtype`.
+
+    Args:
+        actual: what the student's function returned (one leaf).
+        expected_dtype: anything `numpy.dtype` accepts.
+        call: how feedback names the call.
+
+    Raises:
+        AssertionError: the student reads "<call> returned dtype int64, expected int32".
+    """
     got = _as_array(actual, call)
     if got.dtype != np.dtype(expected_dtype):
         raise AssertionError(messages.text("check.wrong_dtype", call=call, actual=got.dtype,
@@ -85,6 +148,16 @@ def assert_dtype(actual: Any, expected_dtype: Any, *, call: str) -> None:
 
 
 def assert_all_finite(actual: Any, *, call: str) -> None:
+    """No leaf holds NaN or inf (gradients at the edge of a `jnp.where`, say).
+
+    Args:
+        actual: what the student's function returned.
+        call: how feedback names the call.
+
+    Raises:
+        AssertionError: the student reads "<call> returned 3 non-finite values
+            (NaN or inf), expected all finite."
+    """
     for leaf in _leaves(actual):
         got = _as_array(leaf, call)
         bad = int(np.size(got) - np.count_nonzero(np.isfinite(got)))

@@ -50,7 +50,18 @@ _BY_MESSAGE = (
 
 
 def hint_key(type_names: Sequence[str], message: str) -> str | None:
-    """The catalog key of the hint for an error, or None if there is none."""
+    """The catalog key of the hint for a JAX error, or None if there is none.
+
+    Suites use it to tell errors apart (`hint.ConcretizationTypeError`...)
+    from a `StudentCodeError`'s `error.mro` and `error.message`.
+
+    Args:
+        type_names: the exception's class and its bases, by name.
+        message: the exception's message.
+
+    Returns:
+        A key such as "hint.TracerBoolConversionError", or None.
+    """
     for name in type_names:
         if name in _BY_TYPE:
             return f"hint.{name}"

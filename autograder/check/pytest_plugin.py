@@ -28,7 +28,18 @@ _shape_sets: contextvars.ContextVar[int] = contextvars.ContextVar("autograder_sh
 
 
 def sizes_for(seed: int, name: str) -> np.random.Generator:
-    """The generator of the sizes named `name` under `seed`: one of SHAPE_SETS, hidden like the seed."""
+    """The generator of the sizes named `name` under `seed`: one of SHAPE_SETS, hidden like the seed.
+
+    The `sizes` fixture is `sizes_for(seed, <graded function>)`; call this to
+    share sizes among the checks of several functions, or at module level.
+
+    Args:
+        seed: the run's seed (the `seed` fixture).
+        name: what the sizes are for, usually the graded function's name.
+
+    Returns:
+        A `numpy.random.Generator`: draw shapes from it, values from `rng`.
+    """
     return np.random.default_rng([seed % _shape_sets.get(), zlib.crc32(f"{name}.sizes".encode())])
 
 
@@ -43,7 +54,19 @@ def one_shape_set():
 
 
 def graded(function: str, prop: str):
-    """Mark a test as the check of `prop` for the student's `function`."""
+    """Mark a test as the check of `prop` for the student's `function`.
+
+    The points are `grading.toml`'s `[assignments.<a>.<function>]` entry
+    `"<prop>"`; reports name the check "<function>: <prop>".
+
+    Args:
+        function: the student's function, by name.
+        prop: the graded property ("correct", "jittable", "compiles once"...).
+
+    Returns:
+        A pytest mark: `@graded("safe_log", "jittable")`. A failed check shows
+        the student its AssertionError's message, never a traceback.
+    """
     return pytest.mark.graded(function=function, prop=prop)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.grading_config import REPO_ROOT, GradingConfig
+from autograder.integrations import release_manifest
 
 CHECK_PREFIX = "check_"
 
@@ -76,8 +77,12 @@ def nbgrader_environment() -> dict:
     return env
 
 
-def release(config: GradingConfig, assignments: list[str] | None = None) -> int:
-    """Sync points and regenerate assignments/ for `assignments` (default: all)."""
+def release(config: GradingConfig, assignments: list[str] | None = None, force: bool = False) -> int:
+    """Sync points and regenerate assignments/ for `assignments` (default: all).
+
+    An assignment whose inputs hash as at its last release is skipped
+    (release_manifest), unless `force`.
+    """
     status = 0
     for assignment in assignments or config.assignments:
         if assignment not in config.points:
@@ -87,6 +92,9 @@ def release(config: GradingConfig, assignments: list[str] | None = None) -> int:
         if not solution_notebook(assignment).exists():
             print(f"release: {solution_notebook(assignment)} does not exist", file=sys.stderr)
             status = 1
+            continue
+        if not force and _unchanged(config, assignment):
+            print(f"release: {assignment} is unchanged since its last release (--force to redo it)")
             continue
         if sync_points(config, assignment):
             print(f"release: updated check-cell points in {solution_notebook(assignment)}")
@@ -102,9 +110,33 @@ def release(config: GradingConfig, assignments: list[str] | None = None) -> int:
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(Path(staging) / assignment, target)
         print(f"release: wrote {target}")
+        translated = 0
         for language in LANGUAGES:
-            status |= _release_translation(config, assignment, language)
+            translated |= _release_translation(config, assignment, language)
+        if not translated:  # hashed after sync_points, which may have rewritten the solutions
+            release_manifest.record(assignment, release_manifest.inputs_hash(config, assignment, _sources(assignment)))
+        status |= translated
     return status
+
+
+def _sources(assignment: str) -> list[Path]:
+    """The solution notebooks `assignment` is released from, in every language it has."""
+    return [solution_notebook(assignment), *(solution_notebook(assignment, language=language)
+                                             for language in LANGUAGES)]
+
+
+def _released(assignment: str) -> list[Path]:
+    """The notebooks its release writes, one per solution notebook."""
+    return [REPO_ROOT / "assignments" / assignment / f"{assignment}.ipynb",
+            *(REPO_ROOT / "assignments" / language / assignment / f"{assignment}.ipynb" for language in LANGUAGES
+              if solution_notebook(assignment, language=language).is_file())]
+
+
+def _unchanged(config: GradingConfig, assignment: str) -> bool:
+    """Its inputs hash as at its last release, and what that release wrote is still there."""
+    recorded = release_manifest.read().get(assignment)
+    return (recorded == release_manifest.inputs_hash(config, assignment, _sources(assignment))
+            and all(path.is_file() for path in _released(assignment)))
 
 
 def _release_translation(config: GradingConfig, assignment: str, language: str) -> int:
@@ -176,6 +208,14 @@ def korean_release(assignment: str, staging: Path, root: Path = REPO_ROOT, *, so
     return staging / assignment / f"{assignment}.ipynb"
 
 
+# Colab opens a notebook without its folder, so the default relative path to the wheel is not there.
+NO_INSTALL_URL_WARNING = (
+    "release: warning: no --student-install-url, so each notebook's install cell installs the wheel from its path "
+    "relative to the notebook, which a student on Colab does not have: pass --student-install-url with the wheel's "
+    "public address (e.g. https://raw.githubusercontent.com/<org>/<repo>/<branch>/<path of the wheel>) "
+    "if students open these notebooks on Colab.")
+
+
 def student_dist(config: GradingConfig, out_dir: Path, assignments: list[str] | None = None,
                  install_url: str | None = None, seed: int = STUDENT_SEED, root: Path = REPO_ROOT) -> int:
     """Write the student distribution into `out_dir`.
@@ -200,6 +240,8 @@ def student_dist(config: GradingConfig, out_dir: Path, assignments: list[str] | 
             print(f"release: cannot add {assignment} to the student distribution: {why}", file=sys.stderr)
             return 1
         names.append(assignment)
+    if not install_url:
+        print(NO_INSTALL_URL_WARNING, file=sys.stderr)
     version = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data:

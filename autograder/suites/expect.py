@@ -1,15 +1,27 @@
-"""Call-and-compare steps shared by the suites, so each test reads like the spec."""
+"""Call-and-compare steps shared by the suites, so each test reads like the spec.
+
+Suites import these through `autograder.suites.api`, which also documents them
+for `docs/writing-a-suite.md`.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 from autograder.catalog import messages
+from autograder.check import compare
 from autograder.check.compare import assert_close, assert_equal
-from autograder.check.expectations import assert_no_host_callbacks, assert_trace_count
-from autograder.check.jax_error_hints import hint_for
+from autograder.check.expectations import assert_no_host_callbacks, assert_trace_count, expected_error_feedback
+from autograder.check.exported_program import ProgramFacts
 from autograder.check.submission import StudentCodeError, Submission, describe_call
 from autograder.protocol.errors import ErrorKind
+
+
+def _with_hint(error: AssertionError, hint: str | None) -> AssertionError:
+    """`error`'s feedback followed by "Hint: <hint>", or `error` itself without a hint."""
+    if hint is None:
+        return error
+    return AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}")
 
 
 def expect_output(
@@ -26,10 +38,34 @@ def expect_output(
     hint: str | None = None,
     **call_options: Any,
 ) -> Any:
-    """Call `function` (see Submission.call_with for options) and compare with `expected`.
+    """Call the student's `function` and compare what it returns with `expected`.
 
-    `hint` (a sentence from messages.py) is added to the feedback when the
-    values are wrong, to name the JAX idea behind the usual cause.
+    Args:
+        submission: the `submission` fixture.
+        function: the student's function, by name.
+        args: positional arguments (NumPy arrays, Python scalars, `TypedKey`s, and
+            lists/tuples/str-keyed dicts of those).
+        expected: the reference output, computed in the test (NumPy), same structure.
+        kwargs: keyword arguments.
+        exact: compare with `assert_equal` (integers, booleans) instead of `assert_close`.
+        check_dtype: the dtypes must match too.
+        rtol: relative tolerance; by default the dtype's (float32: 1e-5).
+        atol: absolute tolerance; by default the dtype's (float32: 1e-6).
+        hint: a catalog sentence naming the JAX idea behind the usual mistake, added
+            as "Hint: ..." when the values are wrong.
+        **call_options: `Submission.call_with`'s options: `mode` ("plain", "jit",
+            "vmap", "grad_sum"), `static_argnums`, `static_argnames`, `argnums`,
+            `in_axes`, `key_reuse_check`.
+
+    Returns:
+        What the function returned, as NumPy arrays in the output's structure.
+
+    Raises:
+        AssertionError: the student reads the call (`mode(name(f32[17], 3))`), a
+            wrong structure, shape or dtype, or how many values differ with the
+            first difference and an excerpt of its row; then the hint.
+        StudentCodeError: the function is missing or raised; the student reads
+            the error, where it happened and the hint for a JAX error.
     """
     kwargs = dict(kwargs or {})
     actual = submission.call_with(function, args, kwargs, **call_options)
@@ -42,9 +78,7 @@ def expect_output(
         else:
             assert_close(actual, expected, call=call, check_dtype=check_dtype, rtol=rtol, atol=atol)
     except AssertionError as error:
-        if hint is None:
-            raise
-        raise AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}") from None
+        raise _with_hint(error, hint) from None
     return actual
 
 
@@ -61,19 +95,122 @@ def expect_jittable(
     rtol: float | None = None,
     atol: float | None = None,
     hint: str | None = None,
-):
-    """`function` traces with the non-static arguments abstract, and jit(function) gives `expected`.
+) -> ProgramFacts:
+    """The function traces with its non-static arguments abstract, and `jax.jit` of it returns `expected`.
 
-    Points for a property only come with correct values: a function that
-    jits but returns a constant earns nothing here. Returns the program's
-    facts, so structure checks ("no Python loop", "uses lax.cond") rest on a
+    Points for a property only come with correct values: a function that jits
+    but returns a constant earns nothing here. Build structure checks ("no
+    Python loop", "uses lax.cond") on the facts this returns, so they rest on a
     program that was just shown to compute the right thing.
+
+    Args:
+        submission: the `submission` fixture.
+        function: the student's function, by name.
+        args: positional arguments, as for `expect_output`.
+        expected: the reference output.
+        kwargs: keyword arguments.
+        static_argnums: positions passed to `jax.jit` as static.
+        static_argnames: names passed to `jax.jit` as static.
+        exact: compare exactly instead of within tolerances.
+        rtol: relative tolerance (default: the dtype's).
+        atol: absolute tolerance (default: the dtype's).
+        hint: a catalog sentence added when the values are wrong.
+
+    Returns:
+        The exported program's `ProgramFacts` (operations, size, largest value).
+
+    Raises:
+        StudentCodeError: it cannot be traced; the student reads "cannot be
+            traced by jax.jit with <static arguments>", the JAX error and its hint.
+        AssertionError: it calls back into Python (pure_callback, debug.print...),
+            or `jit(name(...))` returned wrong values (as in `expect_output`).
     """
     facts = submission.trace(function, args, kwargs, static_argnums=static_argnums, static_argnames=static_argnames)
     assert_no_host_callbacks(facts, function=function)
     expect_output(submission, function, args, expected, kwargs=kwargs, mode="jit", static_argnums=static_argnums,
                   static_argnames=static_argnames, exact=exact, rtol=rtol, atol=atol, hint=hint)
     return facts
+
+
+def describe_grad_call(function: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, *,
+                       argnums: int | Sequence[int] = 0, arg_names: Sequence[str] | None = None) -> str:
+    """How feedback names a gradient check, as the student would write it.
+
+    Args:
+        function: the student's function, by name.
+        args: its positional arguments (described by shape and dtype).
+        kwargs: its keyword arguments, written into the lambda.
+        argnums: what `jax.grad` differentiates with respect to.
+        arg_names: the lambda's parameter names; by default `x` for one
+            argument, else `a, b, c, ...`.
+
+    Returns:
+        E.g. `jax.grad(lambda x: safe_log(x).sum())(f32[17])` or
+        `jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1))(f32[2, 8], f32[2, 8])`.
+    """
+    kwargs = dict(kwargs or {})
+    names = list(arg_names or (["x"] if len(args) == 1 else [chr(ord("a") + i) for i in range(len(args))]))
+    # describe_call writes `name(<arguments>)`: the arguments part names the values and the keywords.
+    keywords = describe_call("f", (), kwargs)[2:-1]
+    body = f"{function}({', '.join([*names, keywords] if keywords else names)})"
+    grad_options = "" if argnums == 0 else f", argnums={tuple(argnums) if not isinstance(argnums, int) else argnums}"
+    values = describe_call("f", args, {})[2:-1]
+    return f"jax.grad(lambda {', '.join(names)}: {body}.sum(){grad_options})({values})"
+
+
+def expect_gradient(
+    submission: Submission,
+    function: str,
+    args: Sequence[Any],
+    expected: Any,
+    *,
+    kwargs: dict[str, Any] | None = None,
+    argnums: int | Sequence[int] = 0,
+    arg_names: Sequence[str] | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+    hint: str | None = None,
+) -> Any:
+    """`jax.grad` of the sum of the function's output is finite and equals `expected`.
+
+    The gradient is taken in the student's process (`mode="grad_sum"`) and
+    compared here. Put the point where the naive version's gradient is NaN
+    (0 for a log, the masked-out branch of a `jnp.where`) among the inputs.
+
+    Args:
+        submission: the `submission` fixture.
+        function: the student's function, by name.
+        args: positional arguments.
+        expected: the reference gradient: one array for an int `argnums`, a tuple
+            of arrays for a tuple.
+        kwargs: keyword arguments (held fixed).
+        argnums: the arguments to differentiate with respect to, as for `jax.grad`.
+        arg_names: the parameter names the feedback's lambda uses (see
+            `describe_grad_call`).
+        rtol: relative tolerance (default: the dtype's).
+        atol: absolute tolerance (default: the dtype's).
+        hint: a catalog sentence (e.g. the double-where idiom) added on any failure.
+
+    Returns:
+        The gradient, as NumPy arrays.
+
+    Raises:
+        AssertionError: the student reads the call as
+            `jax.grad(lambda x: safe_log(x).sum())(f32[17])` with how many values
+            are NaN or inf, or the wrong values, then the hint.
+        StudentCodeError: the function is missing, raised, or cannot be
+            differentiated; the student reads the JAX error and its hint.
+    """
+    kwargs = dict(kwargs or {})
+    gradient = submission.call_with(function, args, kwargs, mode="grad_sum", argnums=argnums)
+    call = describe_grad_call(function, args, kwargs, argnums=argnums, arg_names=arg_names)
+    try:
+        # Through the module, so that a recorder that patches `compare.assert_all_finite` sees this check.
+        compare.assert_all_finite(gradient, call=call)
+        assert_close(gradient, expected, call=call, rtol=rtol, atol=atol)
+    except AssertionError as error:
+        raise _with_hint(error, hint) from None
+    return gradient
 
 
 def expect_trace_count(
@@ -95,27 +232,63 @@ def expect_trace_count(
     atol: float | None = None,
     hint: str | None = None,
 ) -> None:
-    """Over `calls`, `function` returns `expected_outputs` and is traced exactly `traces` times.
+    """Over a sequence of calls, the function returns the expected values and is traced exactly `traces` times.
 
-    The values come first: "compiles once" is only worth points for a
-    function that computes the right thing on every call of the sequence.
+    The values come first: "compiles once" is only worth points for a function
+    that computes the right thing on every call of the sequence. A student's own
+    `jax.jit` object is counted as it is; a plain function is wrapped in
+    `jax.jit` with the static arguments given.
+
+    Args:
+        submission: the `submission` fixture.
+        function: the student's function, by name.
+        calls: the counted calls, each `(args, kwargs)`.
+        expected_outputs: the reference output of each call.
+        traces: how many traces the sequence should cost.
+        call_sequence: the sequence in words, for feedback ("three calls with
+            n = 3, 3 and 5").
+        fix: the exercise's advice, said after a wrong count.
+        warmup: calls made before counting starts.
+        static_argnums: static positions, for a plain function.
+        static_argnames: static names, for a plain function.
+        count_all: count every trace of any function during the calls (a fresh
+            `jax.jit(lambda ...)` per step).
+        exact: compare exactly.
+        check_dtype: the dtypes must match too.
+        rtol: relative tolerance (default: the dtype's).
+        atol: absolute tolerance (default: the dtype's).
+        hint: a catalog sentence added when a value is wrong.
+
+    Raises:
+        AssertionError: a wrong value (as in `expect_output`, with the hint); or
+            "<call_sequence> traced N times, expected M", then `fix` and, for
+            extra traces, which argument changed and why that retraces.
     """
     report = submission.count_traces(function, calls, warmup=warmup, static_argnums=static_argnums,
                                      static_argnames=static_argnames, count_all=count_all)
-    compare = assert_equal if exact else assert_close
+    compare_values = assert_equal if exact else assert_close
     options = {} if exact else {"rtol": rtol, "atol": atol}
     for (args, kwargs), actual, expected in zip(calls, report.outputs, expected_outputs, strict=True):
         try:
-            compare(actual, expected, call=describe_call(function, args, kwargs), check_dtype=check_dtype, **options)
+            compare_values(actual, expected, call=describe_call(function, args, kwargs), check_dtype=check_dtype,
+                           **options)
         except AssertionError as error:
-            if hint is None:
-                raise
-            raise AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}") from None
+            raise _with_hint(error, hint) from None
     assert_trace_count(report, traces, call_sequence=call_sequence, fix=fix)
 
 
 def expect_jitted(submission: Submission, function: str, *, fix: str = "") -> None:
-    """The student's `function` is itself a `jax.jit` object (they wrote the decorator)."""
+    """The student's function is itself a `jax.jit` object (they wrote the decorator).
+
+    Args:
+        submission: the `submission` fixture.
+        function: the student's function, by name.
+        fix: the exercise's advice, said after the feedback.
+
+    Raises:
+        AssertionError: the student reads "`name` is a plain function, not a
+            jitted function. Decorate it with `@jax.jit` ...", then `fix`.
+    """
     if not submission.is_jitted(function):
         type_name = submission.describe(function).get("type_name")
         feedback = messages.text("check.not_jitted", function=function, type_name=type_name)
@@ -132,11 +305,26 @@ def expect_raises(
     mentions: str | None = None,
     fix: str = "",
 ) -> None:
-    """`function(*args, **kwargs)` raises `error_type` (or a subclass), whose message contains `mentions`.
+    """The call raises `error_type` (or a subclass of it), with `mentions` in its message.
 
-    Returning normally or raising another error fails with what happened,
-    the hint for a JAX error, and then `fix` (the exercise's own advice).
-    A missing or unimplemented function keeps its usual feedback.
+    The decision is `check.expectations.expected_error_feedback`, shared with
+    the student package's replay.
+
+    Args:
+        submission: the `submission` fixture.
+        function: the student's function, by name.
+        args: positional arguments.
+        error_type: the exception's class name ("TypeError", "ValueError").
+        kwargs: keyword arguments.
+        mentions: text the error's message must contain, or None.
+        fix: the exercise's advice, said after the feedback.
+
+    Raises:
+        AssertionError: the student reads "name(...) should raise TypeError, but
+            it returned normally" (or "it raised X: ...", or "its message ... does
+            not mention ..."), the hint for a JAX error, then `fix`.
+        StudentCodeError: the function is missing or unimplemented, or failed in
+            another way than raising (a timeout); its usual feedback.
     """
     kwargs = dict(kwargs or {})
     call = describe_call(function, args, kwargs)
@@ -145,22 +333,9 @@ def expect_raises(
     except StudentCodeError as failure:
         error = failure.error
         if error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
-            raise
-        type_names = list(error.mro or (error.type,))
-        message = error.message
-        first = message.splitlines()[0] if message else ""
-        if error_type not in type_names:
-            actual = messages.text("check.raised_instead", error_type=error.type, error=first.rstrip("."))
-            feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
-        elif mentions is not None and mentions not in message:
-            feedback = messages.text("check.error_message", call=call, error_type=error.type,
-                                     message=first[:200], needle=mentions)
-        else:
-            return
-        hint = hint_for(type_names, message)
-        if hint:
-            feedback += "\n" + messages.text("call.hint", hint=hint)
+            raise  # a missing function, a timeout...: its own feedback says more than "should raise"
+        feedback = expected_error_feedback(error, call=call, error_type=error_type, mentions=mentions)
     else:
-        actual = messages.text("check.returned_instead")
-        feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
-    raise AssertionError(f"{feedback}\n{fix}" if fix else feedback)
+        feedback = expected_error_feedback(None, call=call, error_type=error_type)
+    if feedback is not None:
+        raise AssertionError(f"{feedback}\n{fix}" if fix else feedback)

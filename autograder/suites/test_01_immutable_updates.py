@@ -2,10 +2,7 @@
 
 import numpy as np
 
-from autograder.catalog import messages
-from autograder.check.expectations import assert_not_unrolled
-from autograder.check.pytest_plugin import graded
-from autograder.suites.expect import expect_jittable, expect_output
+from autograder.suites.api import assert_not_unrolled, expect_jittable, expect_output, graded, text
 
 F32 = np.float32
 
@@ -57,7 +54,7 @@ def test_set_element_dtype_kept(submission, rng, sizes):
     index = int(rng.integers(0, len(x)))
     value = F32(rng.integers(-50, 50))
     expect_output(submission, "set_element", (x, index, value), _set(x, index, value), exact=True, check_dtype=True,
-                  hint=messages.text("01_immutable_updates.set_element.dtype"))
+                  hint=text("01_immutable_updates.set_element.dtype"))
 
 
 # --- set_diagonal --------------------------------------------------------------
@@ -98,7 +95,7 @@ def _jitted_set_diagonal(submission, rng, n):
 def test_set_diagonal_not_unrolled(submission, rng):
     small, large = (_jitted_set_diagonal(submission, rng, n) for n in (4, 64))
     assert_not_unrolled(small, large, function="set_diagonal", n_small=4, n_large=64,
-                        fix=messages.text("01_immutable_updates.set_diagonal.unrolled_fix"))
+                        fix=text("01_immutable_updates.set_diagonal.unrolled_fix"))
 
 
 # --- histogram -----------------------------------------------------------------
@@ -114,7 +111,7 @@ def test_histogram_correct(submission, rng, sizes):
     indices = rng.permutation(num_bins)[: int(sizes.integers(1, num_bins))].astype(np.int32)
     expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
                   check_dtype=True,
-                  hint=messages.text("01_immutable_updates.histogram.dtype"))
+                  hint=text("01_immutable_updates.histogram.dtype"))
 
 
 @graded("histogram", "duplicates counted")
@@ -122,7 +119,7 @@ def test_histogram_duplicates(submission, rng, sizes):
     num_bins = int(sizes.integers(3, 8))
     indices = rng.integers(0, num_bins, int(sizes.integers(40, 120))).astype(np.int32)
     expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
-                  hint=messages.text("01_immutable_updates.histogram.duplicates"))
+                  hint=text("01_immutable_updates.histogram.duplicates"))
 
 
 @graded("histogram", "jittable with num_bins static")
@@ -130,7 +127,7 @@ def test_histogram_jittable(submission, rng, sizes):
     num_bins = int(sizes.integers(3, 10))
     indices = rng.integers(0, num_bins, 50).astype(np.int32)
     expect_jittable(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
-                    static_argnums=(1,), hint=messages.text("01_immutable_updates.histogram.duplicates"))
+                    static_argnums=(1,), hint=text("01_immutable_updates.histogram.duplicates"))
 
 
 # --- swap_rows -----------------------------------------------------------------
@@ -151,7 +148,7 @@ def test_swap_rows_correct(submission, rng, sizes):
         m = _matrix(rng, sizes)
         i, j = (int(v) for v in rng.choice(len(m), 2, replace=False))
         expect_output(submission, "swap_rows", (m, i, j), _swapped(m, i, j), exact=True,
-                      hint=messages.text("01_immutable_updates.swap_rows.sequential"))
+                      hint=text("01_immutable_updates.swap_rows.sequential"))
 
 
 @graded("swap_rows", "i == j leaves m unchanged")
@@ -166,4 +163,4 @@ def test_swap_rows_jittable(submission, rng, sizes):
     m = _matrix(rng, sizes)
     i, j = (np.int32(v) for v in rng.choice(len(m), 2, replace=False))
     expect_jittable(submission, "swap_rows", (m, i, j), _swapped(m, int(i), int(j)), exact=True,
-                    hint=messages.text("01_immutable_updates.swap_rows.sequential"))
+                    hint=text("01_immutable_updates.swap_rows.sequential"))

@@ -4,12 +4,17 @@ import contextlib
 
 import numpy as np
 
-from autograder.catalog import messages
-from autograder.check.expectations import assert_not_unrolled, assert_uses_primitive
-from autograder.check.jax_error_hints import hint_key
-from autograder.check.pytest_plugin import graded
-from autograder.check.submission import StudentCodeError
-from autograder.suites.expect import expect_jittable, expect_output, expect_trace_count
+from autograder.suites.api import (
+    StudentCodeError,
+    assert_not_unrolled,
+    assert_uses_primitive,
+    expect_jittable,
+    expect_output,
+    expect_trace_count,
+    graded,
+    hint_key,
+    text,
+)
 
 F32 = np.float32
 I32 = np.int32
@@ -42,7 +47,7 @@ def _fix_on_error(key):
     try:
         yield
     except StudentCodeError as error:
-        raise StudentCodeError(f"{error}\n{messages.text(key)}", error.error_type, error.error) from None
+        raise StudentCodeError(f"{error}\n{text(key)}", error.error_type, error.error) from None
 
 
 # --- square ----------------------------------------------------------------------
@@ -80,7 +85,7 @@ def test_square_compiles_once(submission, rng, sizes):
         expect_trace_count(submission, "square", [((x, np.bool_(negate)), {}) for negate in negates],
                            [_square(x, negate) for negate in negates], 1,
                            call_sequence=f"square(f32{list(x.shape)}, negate) with negate = True, False, True, False",
-                           fix=messages.text("03_control_flow.square.keep_traced"))
+                           fix=text("03_control_flow.square.keep_traced"))
 
 
 @graded("square", "uses lax.cond")
@@ -89,7 +94,7 @@ def test_square_uses_cond(submission, rng, sizes):
     with _fix_on_error("03_control_flow.square.keep_traced"):
         facts = _program_for_structure(submission, "square", (x, np.bool_(True)), (x, True), 1, _square(x, True))
     assert_uses_primitive(facts, {"cond"}, function="square", construct="`lax.cond`",
-                          why=messages.text("03_control_flow.square.use_cond"))
+                          why=text("03_control_flow.square.use_cond"))
 
 
 # --- sum_init ----------------------------------------------------------------------
@@ -128,7 +133,7 @@ def test_sum_init_compiles_once(submission, rng, sizes):
         expect_trace_count(submission, "sum_init", [((x, num), {}) for num in nums], [_sum_init(x,
                                                                                                 num) for num in nums],
                            1, call_sequence=f"sum_init(f32[{len(x)}], num) with num = {', '.join(map(str, nums))}",
-                           fix=messages.text("03_control_flow.sum_init.keep_traced"))
+                           fix=text("03_control_flow.sum_init.keep_traced"))
 
 
 @graded("sum_init", "program size independent of len(x)")
@@ -141,7 +146,7 @@ def test_sum_init_not_unrolled(submission, rng):
         with _fix_on_error("03_control_flow.sum_init.keep_traced"):
             facts.append(_program_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1, _sum_init(x, num)))
     assert_not_unrolled(*facts, function="sum_init", n_small=n_small, n_large=n_large,
-                        fix=messages.text("03_control_flow.sum_init.unrolled_fix"))
+                        fix=text("03_control_flow.sum_init.unrolled_fix"))
 
 
 @graded("sum_init", "uses lax.fori_loop")
@@ -152,7 +157,7 @@ def test_sum_init_uses_fori_loop(submission, rng, sizes):
         facts = _program_for_structure(submission, "sum_init", (x, I32(num)), (x, num), 1, _sum_init(x, num))
     # fori_loop lowers to `while` with a traced bound and to `scan` with Python-int bounds.
     assert_uses_primitive(facts, {"while", "scan"}, function="sum_init", construct="`lax.fori_loop`",
-                          why=messages.text("03_control_flow.sum_init.use_fori_loop"))
+                          why=text("03_control_flow.sum_init.use_fori_loop"))
 
 
 # --- power_iteration -----------------------------------------------------------------
@@ -192,7 +197,7 @@ def test_power_iteration_compiles_once(submission, rng, sizes):
                            [_power_iteration(a, k) for k in counts], 1, rtol=1e-4, atol=1e-5,
                            call_sequence=f"power_iteration(f32[{len(a)}, {len(a)}], num_iters) "
                                          f"with num_iters = {', '.join(map(str, counts))}",
-                           fix=messages.text("03_control_flow.power_iteration.keep_traced"))
+                           fix=text("03_control_flow.power_iteration.keep_traced"))
 
 
 # --- collatz_steps -------------------------------------------------------------------
@@ -233,4 +238,4 @@ def test_collatz_steps_uses_while_loop(submission, rng):
     n = _starts(rng, 1)[0]
     facts = expect_jittable(submission, "collatz_steps", (n,), _collatz(n), exact=True)
     assert_uses_primitive(facts, {"while"}, function="collatz_steps", construct="`lax.while_loop`",
-                          why=messages.text("03_control_flow.collatz_steps.use_while_loop"))
+                          why=text("03_control_flow.collatz_steps.use_while_loop"))

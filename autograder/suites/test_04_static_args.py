@@ -8,11 +8,16 @@ import contextlib
 
 import numpy as np
 
-from autograder.catalog import messages
-from autograder.check.pytest_plugin import graded
-from autograder.check.submission import StudentCodeError
-from autograder.protocol.errors import ErrorKind
-from autograder.suites.expect import expect_jitted, expect_output, expect_raises, expect_trace_count
+from autograder.suites.api import (
+    ErrorKind,
+    StudentCodeError,
+    expect_jitted,
+    expect_output,
+    expect_raises,
+    expect_trace_count,
+    graded,
+    text,
+)
 
 F32 = np.float32
 
@@ -37,9 +42,9 @@ def _advice(key):
         error = failure.error
         if error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
             raise
-        raise AssertionError(f"{failure}\n{messages.text(key)}") from None
+        raise AssertionError(f"{failure}\n{text(key)}") from None
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\n{messages.text(key)}") from None
+        raise AssertionError(f"{failure}\n{text(key)}") from None
 
 
 # --- power ----------------------------------------------------------------------
@@ -53,7 +58,7 @@ def _power(x, n):
 
 @graded("power", "jitted object")
 def test_power_jitted(submission, rng, sizes):
-    expect_jitted(submission, "power", fix=messages.text("04_static_args.power.decorate"))
+    expect_jitted(submission, "power", fix=text("04_static_args.power.decorate"))
     n = int(sizes.integers(2, 6))  # n = 1 would let x * n pass for x ** n
     x = _values(rng, _shape(sizes, 2))
     expect_output(submission, "power", (x, n), _power(x, n))
@@ -73,9 +78,9 @@ def test_power_traces_once_per_n(submission, rng, sizes):
     shape = _shape(sizes, 2)
     calls = [((_values(rng, shape), n), {}) for n in ns]
     expect_trace_count(submission, "power", calls, [_power(*args) for args, _ in calls], 2, static_argnums=(1,),
-                       call_sequence=messages.text("04_static_args.power.call_sequence",
+                       call_sequence=text("04_static_args.power.call_sequence",
                                                    ns=", ".join(map(str, ns)), shape=shape),
-                       fix=messages.text("04_static_args.power.trace_fix"))
+                       fix=text("04_static_args.power.trace_fix"))
 
 
 # --- normalize ------------------------------------------------------------------
@@ -101,11 +106,11 @@ def _trailing_axis(sizes):
 
 @graded("normalize", "jitted object")
 def test_normalize_jitted(submission, rng, sizes):
-    expect_jitted(submission, "normalize", fix=messages.text("04_static_args.normalize.decorate"))
+    expect_jitted(submission, "normalize", fix=text("04_static_args.normalize.decorate"))
     axis = _trailing_axis(sizes)
     x = _positive(rng, _shape(sizes, 2))
     expect_output(submission, "normalize", (x,), _normalize(x, axis), kwargs={"axis": axis},
-                  hint=messages.text("04_static_args.normalize.keepdims"))
+                  hint=text("04_static_args.normalize.keepdims"))
 
 
 @graded("normalize", "axis static by name")
@@ -124,7 +129,7 @@ def test_normalize_correct(submission, rng, sizes):
     for ndim, axis in [(1, _axis(sizes, 1)), (2, _trailing_axis(sizes)), (3, _axis(sizes, 3))]:
         x = _positive(rng, _shape(sizes, ndim))
         expect_output(submission, "normalize", (x,), _normalize(x, axis), kwargs={"axis": axis},
-                      hint=messages.text("04_static_args.normalize.keepdims"))
+                      hint=text("04_static_args.normalize.keepdims"))
 
 
 @graded("normalize", "correct with axis by position")
@@ -132,7 +137,7 @@ def test_normalize_axis_by_position(submission, rng, sizes):
     for ndim, axis in [(2, _trailing_axis(sizes)), (3, _axis(sizes, 3))]:
         x = _positive(rng, _shape(sizes, ndim))
         expect_output(submission, "normalize", (x, axis), _normalize(x, axis),
-                      hint=messages.text("04_static_args.normalize.keepdims"))
+                      hint=text("04_static_args.normalize.keepdims"))
 
 
 @graded("normalize", "retraces only when axis changes")
@@ -143,10 +148,10 @@ def test_normalize_retraces_only_when_axis_changes(submission, rng, sizes):
     calls = [((_positive(rng, (n, n)),), {"axis": axis}) for axis in axes]
     expect_trace_count(submission, "normalize", calls, [_normalize(args[0], kwargs["axis"]) for args, kwargs in calls],
                        2,
-                       static_argnames=("axis",), hint=messages.text("04_static_args.normalize.keepdims"),
-                       call_sequence=messages.text("04_static_args.normalize.call_sequence",
+                       static_argnames=("axis",), hint=text("04_static_args.normalize.keepdims"),
+                       call_sequence=text("04_static_args.normalize.call_sequence",
                                                    axes=", ".join(map(str, axes)), shape=(n, n)),
-                       fix=messages.text("04_static_args.normalize.trace_fix"))
+                       fix=text("04_static_args.normalize.trace_fix"))
 
 
 # --- activation -----------------------------------------------------------------
@@ -169,7 +174,7 @@ def _mixed(rng, sizes):
 
 @graded("activation", "jitted object")
 def test_activation_jitted(submission, rng, sizes):
-    expect_jitted(submission, "activation", fix=messages.text("04_static_args.activation.decorate"))
+    expect_jitted(submission, "activation", fix=text("04_static_args.activation.decorate"))
     name, x = str(rng.choice(sorted(ACTIVATIONS))), _mixed(rng, sizes)
     expect_output(submission, "activation", (x, name), _activation(x, name))
 
@@ -195,7 +200,7 @@ def test_activation_unknown_name(submission, rng, sizes):
     other_case = valid.upper() if rng.random() < 0.5 else valid.capitalize()  # names are compared exactly
     for name in [str(rng.choice(OTHER_NAMES)), other_case]:
         expect_raises(submission, "activation", (_mixed(rng, sizes), name), "ValueError", mentions=name,
-                      fix=messages.text("04_static_args.activation.unknown_fix"))
+                      fix=text("04_static_args.activation.unknown_fix"))
 
 
 # --- run_steps ------------------------------------------------------------------
@@ -221,6 +226,6 @@ def test_run_steps_no_new_traces(submission, rng, sizes):
     calls = [((_values(rng, shape), first), {}), ((_values(rng, shape), second), {})]
     expect_trace_count(submission, "run_steps", calls, [_run_steps(*args) for args, _ in calls], 0,
                        warmup=warmup, count_all=True,
-                       call_sequence=messages.text("04_static_args.run_steps.call_sequence",
+                       call_sequence=text("04_static_args.run_steps.call_sequence",
                                                    first=first, second=second, shape=shape),
-                       fix=messages.text("04_static_args.run_steps.trace_fix"))
+                       fix=text("04_static_args.run_steps.trace_fix"))

@@ -16,11 +16,18 @@ real mistake.
 import numpy as np
 import pytest
 
-from autograder.catalog import messages
-from autograder.check.compare import assert_close, assert_same_shapes, assert_same_structure, describe_structure
-from autograder.check.expectations import assert_no_host_callbacks, assert_trace_count
-from autograder.check.pytest_plugin import graded, sizes_for
-from autograder.check.submission import describe_call
+from autograder.suites.api import (
+    assert_close,
+    assert_no_host_callbacks,
+    assert_same_shapes,
+    assert_same_structure,
+    assert_trace_count,
+    describe_call,
+    describe_structure,
+    graded,
+    sizes_for,
+    text,
+)
 
 F32 = np.float32
 REL = 1e-5  # float32 error allowed, relative to the magnitude of the terms
@@ -125,11 +132,11 @@ def _close(actual, expected, *, call, scale, hint_key, rtol=1e-5):
 
 
 def _hint(key: str, **fields) -> str:
-    return messages.text("call.hint", hint=messages.text(key, **fields))
+    return text("call.hint", hint=text(key, **fields))
 
 
 def _structure_error(actual, expected, call, hint_key) -> AssertionError:
-    feedback = messages.text("check.wrong_structure", call=call, actual=describe_structure(actual),
+    feedback = text("check.wrong_structure", call=call, actual=describe_structure(actual),
                              expected=describe_structure(expected))
     return AssertionError(f"{feedback}\n{_hint(hint_key)}")
 
@@ -257,7 +264,7 @@ def test_grad_with_aux_finite_differences(submission, rng, n):
             mse, _ = _loss_output(submission.call("loss_with_aux", shifted, x, y), len(x), loss_call)
             losses.append(float(np.asarray(mse, dtype=np.float64)))
         difference = (losses[0] - losses[1]) / (float(plus[key]) - float(minus[key]))
-        fd_call = messages.text("05_grad_aux.grad_with_aux.fd_call", call=call, name=key, step=FD_STEP)
+        fd_call = text("05_grad_aux.grad_with_aux.fd_call", call=call, name=key, step=FD_STEP)
         try:
             assert_close(grads[key], np.float64(difference), call=fd_call, rtol=1e-3, atol=1e-3)
         except AssertionError as error:
@@ -319,7 +326,7 @@ def _expect_new_params(out, args, call):
 def test_train_step_jitted(submission, rng, n):
     if not submission.is_jitted("train_step"):
         type_name = submission.describe("train_step").get("type_name")
-        raise AssertionError(messages.text("check.not_jitted", function="train_step", type_name=type_name))
+        raise AssertionError(text("check.not_jitted", function="train_step", type_name=type_name))
     args = (_params(rng), *_data(rng, n), _learning_rate(rng))
     _expect_new_params(submission.call("train_step", *args), args, describe_call("train_step", args, {}))
 
@@ -359,8 +366,8 @@ def test_train_step_traced_once(submission, rng, n):
     report = submission.count_traces("train_step", calls)
     for (args, _), out in zip(calls, report.outputs, strict=True):
         _expect_new_params(out, args, describe_call("train_step", args, {}))
-    assert_trace_count(report, 1, fix=messages.text("05_grad_aux.train_step.retrace"),
-                       call_sequence=messages.text("05_grad_aux.train_step.run", steps=len(calls)))
+    assert_trace_count(report, 1, fix=text("05_grad_aux.train_step.retrace"),
+                       call_sequence=text("05_grad_aux.train_step.run", steps=len(calls)))
 
 
 # --- fit -------------------------------------------------------------------------
@@ -424,7 +431,7 @@ def test_fit_converges(submission, rng, n):
     assert_same_shapes(final, _PARAMS_SHAPE, call=f"{call}[0]")
     got = {k: float(np.asarray(final[k], dtype=np.float64)) for k in PARAM_KEYS}
     if not all(abs(got[k] - target[k]) <= CONVERGE_TOL for k in PARAM_KEYS):  # NaN fails too
-        feedback = messages.text("05_grad_aux.fit.not_converged", call=call, w=got["w"], b=got["b"],
+        feedback = text("05_grad_aux.fit.not_converged", call=call, w=got["w"], b=got["b"],
                                  w_ls=target["w"], b_ls=target["b"], tol=CONVERGE_TOL)
         raise AssertionError(f"{feedback}\n{_hint('05_grad_aux.fit.values')}")
 
@@ -452,6 +459,6 @@ def test_fit_traces_train_step_once(submission, rng, n):
     report = submission.count_traces("fit", calls[1:], warmup=calls[:1], count_all=True)
     for (args, _), out in zip(calls[1:], report.outputs, strict=True):
         _expect_fit(out, args, describe_call("fit", args, {}))
-    assert_trace_count(report, 0, fix=messages.text("05_grad_aux.fit.retrace"),
-                       call_sequence=messages.text("05_grad_aux.fit.calls", calls=len(calls) - 1,
+    assert_trace_count(report, 0, fix=text("05_grad_aux.fit.retrace"),
+                       call_sequence=text("05_grad_aux.fit.calls", calls=len(calls) - 1,
                                                    num_steps=num_steps))

@@ -23,10 +23,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from autograder.catalog import messages
-from autograder.check.compare import assert_close, assert_equal, assert_same_shapes
-from autograder.check.pytest_plugin import graded, sizes_for
-from autograder.check.submission import StudentCodeError, TypedKey, describe_call
+from autograder.suites.api import (
+    StudentCodeError,
+    TypedKey,
+    assert_close,
+    assert_equal,
+    assert_same_shapes,
+    describe_call,
+    graded,
+    has_text,
+    sizes_for,
+    text,
+)
 
 F32 = np.float32
 WALKS = 1000  # keys in random_walk's vmap check
@@ -68,8 +76,8 @@ def _call(submission, function, args, **options):
         return submission.call_with(function, args, key_reuse_check=True, **options)
     except StudentCodeError as failure:
         key = f"06_prng.{function}.key_reuse"
-        if failure.error_type == "KeyReuseError" and messages.has(key):
-            raise StudentCodeError(f"{failure}\n{messages.text(key)}", failure.error_type) from None
+        if failure.error_type == "KeyReuseError" and has_text(key):
+            raise StudentCodeError(f"{failure}\n{text(key)}", failure.error_type) from None
         raise
 
 
@@ -84,9 +92,9 @@ def _advice(key, **fields):
     except StudentCodeError as failure:
         if failure.error_type in (None, "NotImplementedError"):
             raise
-        raise StudentCodeError(f"{failure}\n{messages.text(key, **fields)}", failure.error_type) from None
+        raise StudentCodeError(f"{failure}\n{text(key, **fields)}", failure.error_type) from None
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\n{messages.text(key, **fields)}") from None
+        raise AssertionError(f"{failure}\n{text(key, **fields)}") from None
 
 
 def _expect_recipe(submission, function, args, expected, *, exact=False):
@@ -150,7 +158,7 @@ def test_generate_linear_samples_reproducible(submission, rng, seed):
     try:
         assert_equal(again, first, call=call)
     except AssertionError:
-        raise AssertionError(messages.text("06_prng.generate_linear_samples.not_reproducible", call=call)) from None
+        raise AssertionError(text("06_prng.generate_linear_samples.not_reproducible", call=call)) from None
     _expect_recipe_values(first, _linear_samples(*args), call, "generate_linear_samples")
 
 
@@ -201,7 +209,7 @@ def test_init_mlp_params_equal_shapes_differ(submission, rng, seed):
     for i in range(len(weights)):
         for j in range(i + 1, len(weights)):
             if _same(weights[i], weights[j]):
-                raise AssertionError(messages.text("06_prng.init_mlp_params.identical_layers", call=call,
+                raise AssertionError(text("06_prng.init_mlp_params.identical_layers", call=call,
                                                    first=i, second=j, shape=weights[i].shape))
     _expect_recipe_values(params, _mlp_params(*args), call, "init_mlp_params")
 
@@ -254,10 +262,10 @@ def test_dropout_same_key_same_output(submission, rng, seed):
     assert_same_shapes(first, x, call=call)
     again = _call(submission, "dropout", (key_a, x, 0.5))
     if not _same(first, again):
-        raise AssertionError(messages.text("06_prng.dropout.not_reproducible", call=call))
+        raise AssertionError(text("06_prng.dropout.not_reproducible", call=call))
     other = _call(submission, "dropout", (key_b, x, 0.5))
     if _same(first, other):
-        raise AssertionError(messages.text("06_prng.dropout.key_ignored", call=call))
+        raise AssertionError(text("06_prng.dropout.key_ignored", call=call))
     _expect_recipe_values(first, _dropout(key_a, x, 0.5), call, "dropout")
 
 
@@ -309,7 +317,7 @@ def test_random_walk_unit_steps(submission, rng, seed):
     steps = np.diff(np.asarray(positions, dtype=np.float64), prepend=0.0)
     wrong = np.flatnonzero(~np.isin(steps, (-1.0, 1.0)))
     if len(wrong):
-        raise AssertionError(messages.text("06_prng.random_walk.not_unit_steps", call=call, count=len(wrong),
+        raise AssertionError(text("06_prng.random_walk.not_unit_steps", call=call, count=len(wrong),
                                            total=len(steps), index=int(wrong[0]), value=f"{steps[wrong[0]]:g}"))
     _expect_recipe_values(positions, _walk(*args), call, "random_walk", exact=True)
 
@@ -325,10 +333,10 @@ def test_random_walk_mean_over_keys(submission, rng, seed):
     positions = walks
     walks = np.asarray(walks, dtype=np.float64)
     if (walks == walks[0]).all():
-        raise AssertionError(messages.text("06_prng.random_walk.vmap_identical", call=call, batch=WALKS))
+        raise AssertionError(text("06_prng.random_walk.vmap_identical", call=call, batch=WALKS))
     mean = float(walks[:, -1].mean())
     tolerance = MEAN_SIGMAS * math.sqrt(num_steps / WALKS)  # the final position has variance num_steps
     if abs(mean) > tolerance:
-        raise AssertionError(messages.text("06_prng.random_walk.vmap_mean", call=call, batch=WALKS,
+        raise AssertionError(text("06_prng.random_walk.vmap_mean", call=call, batch=WALKS,
                                            num_steps=num_steps, mean=mean, tolerance=tolerance))
     _expect_recipe_values(positions, _walks(*args), call, "random_walk", exact=True)

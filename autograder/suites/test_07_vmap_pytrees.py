@@ -22,12 +22,18 @@ import itertools
 import jax
 import numpy as np
 
-from autograder.catalog import messages
-from autograder.check.compare import assert_close, assert_same_structure
-from autograder.check.expectations import assert_no_host_callbacks, assert_not_unrolled
-from autograder.check.pytest_plugin import graded, sizes_for
-from autograder.check.submission import StudentCodeError, describe_call
-from autograder.suites.expect import expect_output
+from autograder.suites.api import (
+    StudentCodeError,
+    assert_close,
+    assert_no_host_callbacks,
+    assert_not_unrolled,
+    assert_same_structure,
+    describe_call,
+    expect_output,
+    graded,
+    sizes_for,
+    text,
+)
 
 F32 = np.float32
 RTOL, ATOL = 1e-5, 1e-5
@@ -47,7 +53,7 @@ def _sizes(seed, function):
 
 
 def _fix(function, what):
-    return messages.text(f"07_vmap_pytrees.{function}.{what}")
+    return text(f"07_vmap_pytrees.{function}.{what}")
 
 
 @contextlib.contextmanager
@@ -67,7 +73,7 @@ def _hint_on_mismatch(hint):
     try:
         yield
     except AssertionError as error:
-        raise AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}") from None
+        raise AssertionError(f"{error}\n{text('call.hint', hint=hint)}") from None
 
 
 def _jitted_program(submission, function, args, expected, *, hint, static_argnums=(), atol=ATOL):
@@ -199,7 +205,7 @@ def test_batched_predict_batch_of_one(submission, rng, seed):
     actual = submission.call("batched_predict", params, xs)
     call = describe_call("batched_predict", (params, xs), {})
     if isinstance(actual, np.ndarray) and actual.shape != expected.shape:
-        raise AssertionError(messages.text("check.wrong_shape", call=call, actual=actual.shape,
+        raise AssertionError(text("check.wrong_shape", call=call, actual=actual.shape,
                                            expected=expected.shape) + "\n" + _fix("batched_predict", "batch_of_one"))
     with _hint_on_mismatch(_fix("batched_predict", "values")):
         assert_close(actual, expected, call=call, rtol=RTOL, atol=ATOL, check_dtype=True)
@@ -328,7 +334,7 @@ def _through_harness(submission, args):
         yield
     except StudentCodeError as error:
         if error.error_type == "NotImplementedError":
-            raise StudentCodeError(messages.text("call.not_implemented", function="per_example_grads"),
+            raise StudentCodeError(text("call.not_implemented", function="per_example_grads"),
                                    error.error_type, error.error) from None
         feedback = str(error).replace(describe_call(HARNESS, args, {}), _per_example_call(*args))
         raise StudentCodeError(f"{feedback}\n{_fix('per_example_grads', 'values')}", error.error_type,
@@ -345,7 +351,7 @@ def _check_one_gradient_per_example(actual, params, batch, call):
         return
     got = [np.shape(leaf) for leaf in jax.tree.leaves(actual)]
     if got and got == [np.shape(leaf) for leaf in jax.tree.leaves(params)]:
-        raise AssertionError(messages.text("07_vmap_pytrees.per_example_grads.one_gradient", call=call, batch=batch))
+        raise AssertionError(text("07_vmap_pytrees.per_example_grads.one_gradient", call=call, batch=batch))
 
 
 def _expect_per_example_grads(submission, loss_name, params, xs, ys, *, mode="plain", hint=None):

@@ -20,18 +20,22 @@ import contextlib
 
 import numpy as np
 
-from autograder.catalog import messages
-from autograder.check.compare import assert_close, assert_equal, assert_same_structure
-from autograder.check.expectations import (
+from autograder.suites.api import (
+    StudentCodeError,
+    assert_close,
+    assert_equal,
     assert_no_host_callbacks,
     assert_not_unrolled,
+    assert_same_structure,
     assert_trace_count,
     assert_uses_primitive,
+    describe_call,
+    expect_output,
+    graded,
+    hint_key,
+    sizes_for,
+    text,
 )
-from autograder.check.jax_error_hints import hint_key
-from autograder.check.pytest_plugin import graded, sizes_for
-from autograder.check.submission import StudentCodeError, describe_call
-from autograder.suites.expect import expect_output
 
 F32 = np.float32
 # Errors of a function that needs a concrete (static) value where the check traces it.
@@ -46,7 +50,7 @@ def _sizes(seed, function):
 
 
 def _fix(function, what, **fields):
-    return messages.text(f"08_scan_purity.{function}.{what}", **fields)
+    return text(f"08_scan_purity.{function}.{what}", **fields)
 
 
 def _carry_detail(error):
@@ -80,7 +84,7 @@ def _hint_on_mismatch(hint):
     try:
         yield
     except AssertionError as error:
-        raise AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}") from None
+        raise AssertionError(f"{error}\n{text('call.hint', hint=hint)}") from None
 
 
 def _jitted_program(submission, function, args, expected, *, hint, static_argnums=()):
@@ -333,7 +337,7 @@ def _through_harness(submission, harness, args, shown):
         yield
     except StudentCodeError as error:
         if error.error_type == "NotImplementedError":
-            raise StudentCodeError(messages.text("call.not_implemented", function="running_stats_update"),
+            raise StudentCodeError(text("call.not_implemented", function="running_stats_update"),
                                    error.error_type, error.error) from None
         feedback = str(error).replace(describe_call(harness, args, {}), shown) + _carry_detail(error)
         raise StudentCodeError(f"{feedback}\n{_fix('running_stats_update', 'values')}", error.error_type,
@@ -344,12 +348,12 @@ def _changed_entry(before, after):
     """How the dict `after` differs from `before` ("stats['count'] was 3 before the call and 4 after it"), or ""."""
     def shown(stats, key):
         if key not in stats:
-            return messages.text("08_scan_purity.running_stats_update.missing_key")
+            return text("08_scan_purity.running_stats_update.missing_key")
         return f"{np.asarray(stats[key]).item():g}"
 
     for key in sorted(set(before) | set(after)):
         if key not in before or key not in after or not np.array_equal(before[key], after[key]):
-            return messages.text("08_scan_purity.running_stats_update.changed_entry", name=key,
+            return text("08_scan_purity.running_stats_update.changed_entry", name=key,
                                  before=shown(before, key), after=shown(after, key))
     return ""
 

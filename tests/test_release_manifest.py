@@ -1,0 +1,62 @@
+"""Incremental release: an assignment whose inputs hash as at its last release is not re-run through nbgrader."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from conftest import REPO
+
+from autograder.integrations import release, release_manifest
+
+ASSIGNMENT = "02_where"
+
+
+def test_the_hash_follows_the_solutions_and_the_points(config, tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = 1\n")
+    source = tmp_path / "solutions" / "a.ipynb"
+    source.parent.mkdir()
+    source.write_text("{}")
+    first = release_manifest.inputs_hash(config, ASSIGNMENT, [source], root=tmp_path)
+    assert release_manifest.inputs_hash(config, ASSIGNMENT, [source], root=tmp_path) == first
+    source.write_text('{"cells": []}')
+    assert release_manifest.inputs_hash(config, ASSIGNMENT, [source], root=tmp_path) != first
+    assert release_manifest.inputs_hash(config, "01_immutable_updates", [source], root=tmp_path) != \
+        release_manifest.inputs_hash(config, ASSIGNMENT, [source], root=tmp_path)  # other points
+    (tmp_path / "nbgrader_config.py").write_text("c = 2\n")  # release code counts too
+    assert release_manifest.inputs_hash(config, ASSIGNMENT, [source], root=tmp_path) != first
+
+
+def test_the_manifest_keeps_every_assignments_hash(tmp_path):
+    assert release_manifest.read(tmp_path) == {}
+    release_manifest.record("b", "2", tmp_path)
+    release_manifest.record("a", "1", tmp_path)
+    assert release_manifest.read(tmp_path) == {"a": "1", "b": "2"}
+    assert not (tmp_path / "assignments" / "a").exists()  # outside assignments/<a>/, nbgrader's output
+
+
+def _nbgrader_must_not_run(*args, **kwargs):
+    raise AssertionError("nbgrader ran for an unchanged assignment")
+
+
+def test_an_unchanged_assignment_is_skipped_and_force_redoes_it(config, monkeypatch, capsys):
+    current = release_manifest.inputs_hash(config, ASSIGNMENT, release._sources(ASSIGNMENT))
+    monkeypatch.setattr(release_manifest, "read", lambda root=REPO: {ASSIGNMENT: current})
+    monkeypatch.setattr(release, "generate", _nbgrader_must_not_run)
+    assert release.release(config, [ASSIGNMENT]) == 0
+    assert "unchanged since its last release" in capsys.readouterr().out
+    # --force runs nbgrader; a failing run leaves assignments/ and the manifest as they were.
+    failed = subprocess.CompletedProcess([], 1, "", "no nbgrader here")
+    monkeypatch.setattr(release, "generate", lambda *args, **kwargs: failed)
+    monkeypatch.setattr(release_manifest, "record", _nbgrader_must_not_run)
+    assert release.release(config, [ASSIGNMENT], force=True) == 1
+
+
+@pytest.mark.parametrize("changed", ["hash", "output"])
+def test_a_changed_or_missing_release_is_not_skipped(config, monkeypatch, changed):
+    current = release_manifest.inputs_hash(config, ASSIGNMENT, release._sources(ASSIGNMENT))
+    recorded = {ASSIGNMENT: "0" * 64 if changed == "hash" else current}
+    monkeypatch.setattr(release_manifest, "read", lambda root=REPO: recorded)
+    if changed == "output":
+        monkeypatch.setattr(release, "_released", lambda assignment: [REPO / "assignments" / "missing.ipynb"])
+    assert not release._unchanged(config, ASSIGNMENT)
