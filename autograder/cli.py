@@ -46,17 +46,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="autograder", description="Auto-graded JAX exercises.")
-    parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH, help="grading.toml to use")
-    parser.add_argument("--lang", metavar="LANG",
-                        help="language of feedback: en or ko "
-                             "(default: $AUTOGRADER_LANG, else the notebook's own, else en)")
-    parser.add_argument("--hints", choices=messages.HINT_LEVELS,
-                        help="how much a hint shows: idea, api (the API to read about) or recipe (worked code); "
-                             "default: grading.toml's [feedback]")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    _add_common_options(parser, default=None)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")
-    check.add_argument("path", type=Path)
+    check.add_argument("path", type=Path, help="the notebook (.ipynb) or Python file to check")
     check.add_argument("--exercise", action="append", metavar="NAME", help="only this function (repeatable)")
     check.add_argument("--assignment", help="assignment name, if the file name does not say it")
     check.add_argument("--seed", type=int, help="seed for the hidden inputs (default: grading.toml's policy)")
@@ -66,9 +61,12 @@ def _parser() -> argparse.ArgumentParser:
                                 help="grade many submissions in sandboxes; "
                                      "write results.json per submission and grades.csv")
     grade.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="submission files or directories of them")
-    grade.add_argument("--out", type=Path, required=True, metavar="DIR")
-    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N")
-    grade.add_argument("--seed", type=int)
+    grade.add_argument("--out", type=Path, required=True, metavar="DIR",
+                       help="where results go: <submission>/results.json, grades.csv and report.html")
+    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                       help="grading workers running at once (default: the number of cores)")
+    grade.add_argument("--seed", type=int,
+                       help="seed for the hidden inputs (default: grading.toml's policy); recorded in each result")
     grade.add_argument("--assignment", help="grade every submission as this assignment")
     grade.add_argument("--resume", action="store_true", help="skip submissions that already have a finished result")
     grade.add_argument("--sandbox", choices=("os", "process"), default="os",
@@ -80,13 +78,24 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--fail-under", type=parse_fail_under, metavar="SCORE",
                        help="exit 1 if any submission scores below SCORE percent (0-100) of its maximum, "
                             "or if nothing was graded")
+    grade.add_argument("--shard", type=_shard, metavar="K/N",
+                       help="grade only shard K (0 to N-1) of N, chosen by a hash of the student; needs the same "
+                            "--seed for every shard. Combine the shards' out dirs with `autograder merge`")
     grade.set_defaults(command=_grade)
+
+    merge = commands.add_parser("merge", help="combine the out dirs of `grade --shard K/N` into one run's "
+                                              "results.json files, grades.csv, report.html and JUnit file")
+    merge.add_argument("shards", type=Path, nargs="+", metavar="DIR", help="the out dir of every shard")
+    merge.add_argument("--out", type=Path, required=True, metavar="DIR", help="where the merged results go")
+    merge.add_argument("--junit-xml", type=Path, metavar="FILE", help="also write the JUnit XML report, as grade does")
+    merge.add_argument("--fail-under", type=parse_fail_under, metavar="SCORE", help="as for grade")
+    merge.set_defaults(command=lambda args, _config: _merge(args))
 
     gradescope = commands.add_parser("gradescope-zip",
                                      help="build Gradescope's autograder zip (setup.sh, run_autograder, the kit) "
                                           "for one assignment")
-    gradescope.add_argument("assignment", metavar="ASSIGNMENT")
-    gradescope.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.zip")
+    gradescope.add_argument("assignment", metavar="ASSIGNMENT", help="the assignment to build the zip for")
+    gradescope.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.zip", help="the zip to write")
     gradescope.add_argument("--sandbox", choices=("os", "process"), default="os",
                             help="how run_autograder grades: os (bubblewrap; the container must allow namespaces) or "
                                  "process (weaker: a hostile submission could change its own grade)")
@@ -100,15 +109,47 @@ def _parser() -> argparse.ArgumentParser:
     release = commands.add_parser("release",
                                   help="sync check-cell points from grading.toml "
                                        "and regenerate assignments/ with nbgrader")
-    release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT")
+    release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                         help="the assignments to release (default: every one)")
     release.add_argument("--student-dist", type=Path, metavar="DIR",
                          help="also write the student distribution to DIR: a wheel without the answer key and the "
                               "released notebooks, each with an install cell first")
     release.add_argument("--student-install-url", metavar="URL",
                          help="what the notebooks' install cell passes to pip "
                               "(default: the wheel's path relative to the notebook)")
+    release.add_argument("--force", action="store_true",
+                         help="release even the assignments whose solutions, points and release code are unchanged "
+                              "since their last release (assignments/release-manifest.json)")
     release.set_defaults(command=_release)
+    for command in commands.choices.values():  # every command, including any added above this line
+        _add_common_options(command, default=argparse.SUPPRESS)
     return parser
+
+
+def _add_common_options(parser: argparse.ArgumentParser, default) -> None:
+    """--config, --lang and --hints, accepted before the command and after it (`grade ... --lang ko`).
+
+    A command's copies default to SUPPRESS, so they set a value only when given
+    there and never hide one given before the command.
+    """
+    config_default = grading_config.DEFAULT_PATH if default is None else default
+    parser.add_argument("--config", type=Path, default=config_default, help="grading.toml to use")
+    parser.add_argument("--lang", metavar="LANG", default=default,
+                        help="language of feedback: en or ko "
+                             "(default: $AUTOGRADER_LANG, else the notebook's own, else en)")
+    parser.add_argument("--hints", choices=messages.HINT_LEVELS, default=default,
+                        help="how much a hint shows: idea, api (the API to read about) or recipe (worked code); "
+                             "default: grading.toml's [feedback]")
+
+
+def _version() -> str:
+    """The installed kit's version (pyproject.toml's), or "unknown" when run from a tree never installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("autograder")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _check(args, config) -> int:
@@ -117,12 +158,11 @@ def _check(args, config) -> int:
     from autograder.reports.terminal_table import render
     from autograder.sandbox import compilation_cache
 
-    if args.exercise:
-        unknown = [e for e in args.exercise if not any(e in config.points[a] for a in config.assignments)]
-        if unknown:
-            print(f"autograder: no exercise named {', '.join(unknown)}; known: "
-                  f"{', '.join(f for a in config.assignments for f in config.points[a])}", file=sys.stderr)
-            return 2
+    missing = None if os.path.lexists(args.path) else messages.text("load.file_missing", path=args.path)
+    refused = _unknown_assignment(args.assignment, config) or missing or _unknown_exercise(args, config)
+    if refused:  # one line, before anything is loaded: not "could not be read as a notebook" for a missing file
+        print(f"autograder: {refused}", file=sys.stderr)
+        return 2
     seed = config.resolve_seed("check", args.seed)
     compilation_cache.enable("check")
     with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
@@ -135,11 +175,53 @@ def _check(args, config) -> int:
     return 0 if result.all_passed else 1
 
 
+def _unknown_assignment(given: str | None, config) -> str | None:
+    """Why --assignment is refused (it names no assignment of grading.toml), with the closest name; None if fine."""
+    if given is None or given in config.assignments:
+        return None
+    return _refusal(messages.text("cli.unknown_assignment", given=given), given, list(config.assignments))
+
+
+def _unknown_exercise(args, config) -> str | None:
+    """Why an --exercise of `check` is refused: it is no function of the notebook's assignment; None if fine.
+
+    The assignment is --assignment, else the notebook's metadata or file name
+    (guess_assignment); only if none says, every assignment's functions count.
+    """
+    if not args.exercise:
+        return None
+    from autograder.load.submission_source import guess_assignment
+
+    assignment = guess_assignment(args.path, config.assignments, args.assignment)
+    functions = list(config.points[assignment]) if assignment else \
+        list(dict.fromkeys(f for a in config.assignments for f in config.points[a]))
+    for given in args.exercise:
+        if given not in functions:
+            first = (messages.text("cli.unknown_exercise", assignment=assignment, given=given) if assignment
+                     else messages.text("cli.unknown_exercise_any", given=given))
+            return _refusal(first, given, functions)
+    return None
+
+
+def _refusal(first: str, given: str, known: list[str]) -> str:
+    """`first`, then the closest known name (difflib) if one is close, then every known name."""
+    import difflib
+
+    close = difflib.get_close_matches(given, known, n=1)
+    suggestion = [messages.text("cli.did_you_mean", suggestion=close[0])] if close else []
+    return " ".join([first, *suggestion, messages.text("cli.known", known=", ".join(known))])
+
+
 def _grade(args, config) -> int:
-    from autograder.grade.batch import grade_batch
+    from autograder.grade import shards
+    from autograder.grade.batch import NothingToGrade, grade_batch
     from autograder.reports import exit_status, junit_xml
     from autograder.reports.out_dir import OutDirError
 
+    refused = _unknown_assignment(args.assignment, config)
+    if refused:
+        print(f"autograder: {refused}", file=sys.stderr)
+        return 2
     if args.sandbox == "os":
         from autograder.sandbox import os_isolation
 
@@ -151,12 +233,23 @@ def _grade(args, config) -> int:
     else:
         print("autograder: --sandbox process: submissions run as ordinary child processes without OS isolation; "
               "a hostile submission can change grades. Every result records this mode.", file=sys.stderr)
-    seed = config.resolve_seed("grade", args.seed)
+    try:  # every shard must draw the same hidden inputs: --shard needs a fixed seed (shards.fixed_seed)
+        seed = shards.fixed_seed(config, args.seed) if args.shard else config.resolve_seed("grade", args.seed)
+    except shards.ShardError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    selection = shards.Selection(args.shard) if args.shard else None
     try:
         results = grade_batch(args.paths, args.out, config, seed=seed, jobs=args.jobs,
-                              assignment=args.assignment, resume=args.resume, sandbox=args.sandbox)
-    except OutDirError as error:
+                              assignment=args.assignment, resume=args.resume, sandbox=args.sandbox, select=selection)
+        if selection is not None and shards.finish(selection, args.out, config, seed, args.assignment, args.sandbox):
+            return 2
+    except (OutDirError, NothingToGrade) as error:
         print(f"autograder: cannot grade: {error}", file=sys.stderr)
+        return 2
+    except PermissionError as error:  # e.g. a non-root user and files root left in --out: one line, not a traceback
+        print(f"autograder: cannot grade: {error.strerror}: {error.filename or args.out}; grade as a user who can "
+              "write --out and read the submissions, or pass a new directory as --out", file=sys.stderr)
         return 2
     if args.junit_xml:
         try:
@@ -168,6 +261,21 @@ def _grade(args, config) -> int:
     if line:
         print(f"autograder: {line}", file=sys.stderr)
     return exit_status.exit_code(results, args.fail_under)
+
+
+def _shard(text: str):
+    from autograder.grade import shards
+
+    try:
+        return shards.parse(text)
+    except shards.ShardError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _merge(args) -> int:
+    from autograder.reports import merge
+
+    return merge.run(args.shards, args.out, junit_xml=args.junit_xml, fail_under=args.fail_under)
 
 
 def _gradescope_zip(args, config) -> int:
@@ -187,8 +295,8 @@ def _release(args, config) -> int:
     from autograder.integrations.release import release, student_dist
 
     if args.student_dist is not None:
-        status = release(config, args.assignments or None)
+        status = release(config, args.assignments or None, force=args.force)
         return status or student_dist(config, args.student_dist, args.assignments or None,
                                       install_url=args.student_install_url)
 
-    return release(config, args.assignments or None)
+    return release(config, args.assignments or None, force=args.force)

@@ -12,6 +12,7 @@ the venv with another interpreter.
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import json
 import os
@@ -45,10 +46,18 @@ def config():
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory, config) -> Path:
+def released(tmp_path_factory, config) -> tuple[Path, str]:
+    """The distribution as `autograder release --student-dist DIR` writes it by default, and what it said on stderr."""
     out = tmp_path_factory.mktemp("student-dist")
-    assert release.student_dist(config, out) == 0
-    return out
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        assert release.student_dist(config, out) == 0
+    return out, said.getvalue()
+
+
+@pytest.fixture(scope="module")
+def dist(released) -> Path:
+    return released[0]
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +150,7 @@ def test_wheel_excludes_suites_solutions_examples(wheel_files):
                            r"autograder/load/example_cells\.py$|"
                            r"autograder/sandbox/(parent|zygote_client|os_isolation|limits|shared_programs)\.py$|"
                            r"autograder/child/(main|zygote|confinement|audit_guard|tamper)\.py$|"
-                           r"autograder/student/(recording|wheel|notebooks)\.py$")
+                           r"autograder/student/(recording|probing|wheel|notebooks)\.py$")
     assert not [n for n in names if forbidden.search(n)]
     # No file of the kit's answer key, under any name.
     key_files = [p for pattern in ("autograder/suites/*.py", "examples/**/*", "tests/corpus/**/*.py", "solutions/**/*")
@@ -196,6 +205,11 @@ def test_install_cell_present_and_first(dist, wheel_path):
             original = nbformat.read(source, as_version=4)
             assert [c for c in notebook.cells if c.get("id") != notebooks.INSTALL_CELL_ID] == original.cells
             assert notebook.metadata == original.metadata
+
+
+def test_release_without_install_url_warns_about_colab(released):
+    _, said = released
+    assert release.NO_INSTALL_URL_WARNING in said and "Colab" in release.NO_INSTALL_URL_WARNING
 
 
 # --- a new student's environment -----------------------------------------------------
@@ -287,11 +301,33 @@ def _filled(student: Path, solution: Path, target: Path) -> Path:
 
 
 ASSIGNMENT = "02_where"
+NOWHERE = "no-such-folder/jax_exercises_student-0.0.0-py3-none-any.whl"
 
 
 @pytest.fixture(scope="module")
-def installed_by_notebook(fresh_venv, dist) -> tuple[Path, nbformat.NotebookNode]:
-    """The untouched stub run top to bottom where the distribution lies: its install cell installs the wheel."""
+def run_without_package(fresh_venv, dist, tmp_path_factory) -> nbformat.NotebookNode:
+    """The Korean notebook, its install cell pointing at a wheel that is not there (Colab without
+    --student-install-url), run before anything installed the package."""
+    korean = nbformat.read(ROOT / "assignments" / "ko" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    path = tmp_path_factory.mktemp("colab") / f"{ASSIGNMENT}.ipynb"
+    nbformat.write(notebooks.with_install_cell(korean, NOWHERE), path)
+    return _run_notebook(fresh_venv, path)
+
+
+def test_check_cells_without_package_say_what_to_do(run_without_package):
+    from autograder.catalog import messages
+    from autograder.student.strings import text
+
+    with messages.using("ko"):
+        sentence = text("student.install_failed", address=NOWHERE)
+    checks = _check_cells(run_without_package)
+    assert checks and all(printed.strip() == sentence for _, _, _, printed in checks), checks
+
+
+@pytest.fixture(scope="module")
+def installed_by_notebook(fresh_venv, dist, run_without_package) -> tuple[Path, nbformat.NotebookNode]:
+    """The untouched stub run top to bottom where the distribution lies: its install cell installs the wheel
+    (after the run without the package, which needs a venv without it)."""
     notebook = _run_notebook(fresh_venv, dist / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     return fresh_venv, notebook
 
@@ -343,6 +379,34 @@ def test_autograder_check_passes_filled_fails_stub(installed_by_notebook, dist, 
     assert failed.returncode == 1 and "Total: 0 /" in failed.stdout, failed.stdout[-3000:]
 
 
+# The notebook's own examples of a wrong value, the exercise hint the grader gives for each, and how it names the call.
+GRADERS_HINTS = [
+    ("safe_log_single_where.py", "safe_log", "02_where.safe_log.double_where",
+     "jax.grad(lambda x: safe_log(x).sum())(f32["),
+    ("masked_mean_divide_by_count.py", "masked_mean", "02_where.masked_mean.empty", "rtol=0, atol=0"),
+]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("mistake, function, key, grader_says", GRADERS_HINTS)
+def test_student_package_gives_the_graders_hint(installed_by_notebook, config, language, mistake, function, key,
+                                                grader_says):
+    """The installed wheel's `autograder check` gives the grader's hint for a wrong value, in the grader's words
+    and language, names the call as the grader does (not a mode the student never wrote) with its tolerances."""
+    from autograder.catalog import messages
+
+    python, _ = installed_by_notebook
+    path = ROOT / "tests" / "corpus" / ASSIGNMENT / "mistakes" / mistake
+    checked = subprocess.run([str(python.parent / "autograder"), "--lang", language, "check", str(path),
+                              "--assignment", ASSIGNMENT, "--exercise", function],
+                             capture_output=True, text=True, env=_environment(python), timeout=600)
+    said = " ".join(checked.stdout.split())  # the table wraps long lines
+    with messages.using(language), messages.hints_at(config.hint_level("check")):
+        hint = messages.text("call.hint", hint=messages.text(key))
+    assert checked.returncode == 1 and " ".join(hint.split()) in said, checked.stdout[-3000:] + checked.stderr[-2000:]
+    assert grader_says in said and "grad_sum" not in said, checked.stdout[-3000:]
+
+
 def test_korean_notebook_checks_in_korean(installed_by_notebook, dist, tmp_path):
     korean = sorted(dist.glob("ko/*/*.ipynb"))
     assert korean and (ROOT / "autograder" / "catalog" / "locale" / "ko.po").exists(), "Korean notebooks and catalog"
@@ -381,7 +445,7 @@ def test_replay_agrees_with_the_grader(assignment, wheel_data):
     """The solution passes every replayed check, the stub none; a corpus mistake fails at least what the grader fails.
 
     The grader's verdict on a mistake is its cases.toml `fails` (tests/test_corpus.py holds the grader to it).
-    The replay may fail more (it compares dtypes everywhere, and the release's values within rtol 1e-4):
+    The replay may fail more (it also compares, with their dtypes, the values the grader did not compare):
     scripts/student_replay_agreement.py lists every difference on the whole corpus.
     """
     solution = _replayed(wheel_data, assignment, ROOT / "solutions" / assignment / f"{assignment}.ipynb")

@@ -4,7 +4,10 @@ The install cell is a new, unlocked code cell without nbgrader metadata,
 placed before the first code cell; every other cell, its id and its nbgrader
 metadata stay as nbgrader released them. When `import autograder.notebook`
 fails (a fresh Colab runtime, say), it runs `%pip install <address>`, and if
-the import still fails it prints one line saying what to run.
+the import still fails it prints one line saying what to run, and puts in
+place an `autograder.notebook` whose `check` prints that line: the check
+cells below say what to do, in the notebook's language, rather than raise a
+bare ModuleNotFoundError.
 """
 
 from __future__ import annotations
@@ -30,7 +33,12 @@ except ImportError:
     try:
         import autograder.notebook
     except ImportError:
-        print({message!r})
+        _not_installed = {message!r}
+        print(_not_installed)
+        import sys, types
+        sys.modules.setdefault("autograder", types.ModuleType("autograder"))
+        sys.modules["autograder.notebook"] = types.SimpleNamespace(
+            check=lambda *args, said=_not_installed, **kwargs: print(said))
 """
 
 
