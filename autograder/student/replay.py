@@ -37,8 +37,7 @@ import numpy as np
 
 from autograder.catalog import hint_ideas, messages
 from autograder.check import compare
-from autograder.check.expectations import assert_no_host_callbacks, assert_not_unrolled
-from autograder.check.jax_error_hints import hint_for
+from autograder.check.expectations import assert_no_host_callbacks, assert_not_unrolled, expected_error_feedback
 from autograder.check.results import CheckResult
 from autograder.check.retrace_explanations import explain
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, describe_call
@@ -160,32 +159,19 @@ def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> An
 
 def _expect_error(submission: Submission, function: str, args: tuple, kwargs: dict, options: dict,
                   expected: dict, call: str) -> None:
-    """As the suites' expect_raises: the call raises `expected["type"]` (or a subclass),
-    mentioning `expected["mentions"]`."""
-    error_type, mentions = expected["type"], expected.get("mentions")
+    """As the suites' expect_raises (the same decision, check.expectations.expected_error_feedback): the call
+    raises `expected["type"]` (or a subclass), mentioning `expected["mentions"]`."""
     try:
         submission.call_with(function, args, kwargs, **options)
     except StudentCodeError as failure:
         error = failure.error
         if error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
             raise
-        type_names = list(error.mro or (error.type,))
-        message = error.message
-        first = message.splitlines()[0] if message else ""
-        if error_type not in type_names:
-            actual = messages.text("check.raised_instead", error_type=error.type, error=first.rstrip("."))
-            feedback = messages.text("check.expected_error", call=call, expected=error_type, actual=actual)
-        elif mentions is not None and mentions not in message:
-            feedback = messages.text("check.error_message", call=call, error_type=error.type,
-                                     message=first[:200], needle=mentions)
-        else:
-            return
-        hint = hint_for(type_names, message)
-        if hint:
-            feedback += "\n" + messages.text("call.hint", hint=hint)
-        raise Mismatch(feedback) from None
-    raise Mismatch(messages.text("check.expected_error", call=call, expected=error_type,
-                                 actual=messages.text("check.returned_instead")))
+    else:
+        error = None
+    feedback = expected_error_feedback(error, call=call, error_type=expected["type"], mentions=expected.get("mentions"))
+    if feedback is not None:
+        raise Mismatch(feedback)
 
 
 def _expect_construct(facts: ProgramFacts, step: dict) -> None:
