@@ -20,8 +20,8 @@ import math
 import os
 import resource
 import signal
-from typing import Any
 
+from autograder.child.executor import leaf_to_array
 from autograder.cleanroom.programs import ProgramTable
 from autograder.protocol import framing, program_requests, wire_format
 from autograder.protocol.program_failures import ProgramRefused
@@ -117,23 +117,10 @@ def _run(table: ProgramTable, request: program_requests.RunProgram, arrays: list
     except Exception as error:  # the program's own failure (shapes that disagree, a failed compile): data
         return {"ok": False, "error": {"type": type(error).__name__, "message": _first_line(error)}}, []
     try:
-        skeleton, out_arrays = wire_format.encode(out, _leaf_to_array)
+        skeleton, out_arrays = wire_format.encode(out, leaf_to_array)
     except wire_format.WireFormatError as error:
         return {"ok": False, "error": {"type": "BadOutput", "message": str(error)[:300]}}, []
     return {"ok": True, "value_skeleton": skeleton}, out_arrays
-
-
-def _leaf_to_array(leaf: Any):
-    import jax
-    import numpy as np
-
-    if isinstance(leaf, jax.Array):
-        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
-            return np.asarray(jax.random.key_data(leaf)), str(jax.random.key_impl(leaf))
-        return np.asarray(leaf)
-    if isinstance(leaf, (np.ndarray, np.generic)):
-        return np.asarray(leaf)
-    return None
 
 
 def _cpu_used() -> float:
