@@ -47,6 +47,7 @@ lint: $(STAMP)
 # autograder grade against nbgrader autograde on the same submissions, and JAX's floor (minutes; see README).
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --jobs $(JOBS)
+	$(PY) benchmarks/kernel_confinement.py
 
 release: $(STAMP)
 	$(PY) -m autograder release

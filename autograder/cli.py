@@ -1,4 +1,5 @@
-"""The `autograder` command: check (students), grade (CI and instructors), release (instructors)."""
+"""The `autograder` command: check (students), grade (CI and instructors), release, new-assignment and
+i18n sync (instructors and authors)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     _add_common_options(parser, default=None)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    for add in (_add_check, _add_grade, _add_merge, _add_gradescope_zip, _add_release, _add_new_assignment,
+                _add_i18n):
+        add(commands)
+    for command in commands.choices.values():  # every command, including any added above this line
+        _add_common_options(command, default=argparse.SUPPRESS)
+    return parser
 
+
+def _add_check(commands) -> None:
     check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")
     check.add_argument("path", type=Path, help="the notebook (.ipynb) or Python file to check")
     check.add_argument("--exercise", action="append", metavar="NAME", help="only this function (repeatable)")
@@ -57,6 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, help="seed for the hidden inputs (default: grading.toml's policy)")
     check.set_defaults(command=_check)
 
+
+def _add_grade(commands) -> None:
     grade = commands.add_parser("grade",
                                 help="grade many submissions in sandboxes; "
                                      "write results.json per submission and grades.csv")
@@ -83,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
                             "--seed for every shard. Combine the shards' out dirs with `autograder merge`")
     grade.set_defaults(command=_grade)
 
+
+def _add_merge(commands) -> None:
     merge = commands.add_parser("merge", help="combine the out dirs of `grade --shard K/N` into one run's "
                                               "results.json files, grades.csv, report.html and JUnit file")
     merge.add_argument("shards", type=Path, nargs="+", metavar="DIR", help="the out dir of every shard")
@@ -91,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("--fail-under", type=parse_fail_under, metavar="SCORE", help="as for grade")
     merge.set_defaults(command=lambda args, _config: _merge(args))
 
+
+def _add_gradescope_zip(commands) -> None:
     gradescope = commands.add_parser("gradescope-zip",
                                      help="build Gradescope's autograder zip (setup.sh, run_autograder, the kit) "
                                           "for one assignment")
@@ -106,6 +121,8 @@ def _parser() -> argparse.ArgumentParser:
                             help="Gradescope visibility of run_autograder's output")
     gradescope.set_defaults(command=_gradescope_zip)
 
+
+def _add_release(commands) -> None:
     release = commands.add_parser("release",
                                   help="sync check-cell points from grading.toml "
                                        "and regenerate assignments/ with nbgrader")
@@ -121,9 +138,30 @@ def _parser() -> argparse.ArgumentParser:
                          help="release even the assignments whose solutions, points and release code are unchanged "
                               "since their last release (assignments/release-manifest.json)")
     release.set_defaults(command=_release)
-    for command in commands.choices.values():  # every command, including any added above this line
-        _add_common_options(command, default=argparse.SUPPRESS)
-    return parser
+
+
+def _add_new_assignment(commands) -> None:
+    scaffold = commands.add_parser("new-assignment",
+                                   help="write the skeletons of a new assignment: grading.toml tables, suite, "
+                                        "catalog, English and Korean notebooks, corpus, curriculum section")
+    scaffold.add_argument("name", metavar="NAME", help="the assignment, two digits and a name: 09_autodiff")
+    scaffold.add_argument("--functions", required=True, type=_function_list, metavar="F,G",
+                          help="the graded functions, comma-separated, each a name or a signature: f,g(x, w) "
+                               "(a name alone takes one array x); one check and one exercise each")
+    scaffold.add_argument("--root", type=Path, default=grading_config.REPO_ROOT, metavar="DIR",
+                          help="the copy of the repository to write into (default: this kit's)")
+    scaffold.set_defaults(command=lambda args, _config: _new_assignment(args))
+
+
+def _add_i18n(commands) -> None:
+    i18n = commands.add_parser("i18n", help="keep the translation catalogs (autograder/catalog/locale/*.po) "
+                                            "in line with the English sentences")
+    actions = i18n.add_subparsers(required=True, metavar="ACTION")
+    sync = actions.add_parser("sync", help="add every new English key to each .po file, untranslated, at its "
+                                           "place in the English order; no existing line changes")
+    sync.add_argument("--root", type=Path, default=grading_config.REPO_ROOT, metavar="DIR",
+                      help="the copy of the repository whose catalogs to sync (default: this kit's)")
+    sync.set_defaults(command=lambda args, _config: _i18n_sync(args))
 
 
 def _add_common_options(parser: argparse.ArgumentParser, default) -> None:
@@ -273,7 +311,7 @@ def _shard(text: str):
 
 
 def _merge(args) -> int:
-    from autograder.reports import merge
+    from autograder.grade import merge
 
     return merge.run(args.shards, args.out, junit_xml=args.junit_xml, fail_under=args.fail_under)
 
@@ -300,3 +338,47 @@ def _release(args, config) -> int:
                                       install_url=args.student_install_url)
 
     return release(config, args.assignments or None, force=args.force)
+
+
+def _function_list(text: str) -> list[str]:
+    """`f,g(x, w)` -> ["f", "g(x, w)"]: commas inside a signature's parentheses do not separate functions."""
+    parts, depth, current = [], 0, ""
+    for character in text:
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if character == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += character
+    return [part.strip() for part in [*parts, current] if part.strip()]
+
+
+def _new_assignment(args) -> int:
+    from autograder.authoring.plan import ScaffoldError
+    from autograder.authoring.scaffold import new_assignment
+
+    try:
+        made = new_assignment(args.root, args.name, args.functions)
+    except ScaffoldError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    print(made.summary())
+    return 0
+
+
+def _i18n_sync(args) -> int:
+    from autograder.authoring.english_catalog import CatalogUnreadable, english
+    from autograder.authoring.po_sync import sync_file
+
+    try:
+        sentences = english(args.root)
+    except CatalogUnreadable as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    for path in sorted((Path(args.root) / "autograder" / "catalog" / "locale").glob("*.po")):
+        try:
+            print(sync_file(path, sentences).summary())
+        except ValueError as error:
+            print(f"autograder: {path}: {error}", file=sys.stderr)
+            return 2
+    return 0

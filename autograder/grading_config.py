@@ -9,7 +9,16 @@ import tomllib
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PATH = REPO_ROOT / "grading.toml"
+
+
+def _default_path() -> Path:
+    """The kit's own grading.toml in a clone of the repository; for a kit installed with pip (no
+    grading.toml beside the package), the course directory's: the current directory's, as nbgrader's."""
+    own = REPO_ROOT / "grading.toml"
+    return own if own.is_file() else Path.cwd() / "grading.toml"
+
+
+DEFAULT_PATH = _default_path()
 # Overrides the [seeds] policy of grading.toml (an explicit --seed still wins).
 SEED_ENVIRONMENT_VARIABLE = "AUTOGRADER_SEED"
 
@@ -55,6 +64,8 @@ class GradingConfig:
     sandbox: dict = dataclasses.field(default_factory=dict)  # [sandbox]: the child's OS limits
     # [feedback]: how much a hint shows ("idea", "api" or "recipe"), for `check` and for grading.
     hint_levels: dict[str, str] = dataclasses.field(default_factory=lambda: {"check": "api", "grade": "api"})
+    # [devices]: the CPU device counts an assignment is graded with, one full grading each.
+    devices: dict[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
 
     @property
     def assignments(self) -> list[str]:
@@ -89,6 +100,10 @@ class GradingConfig:
     def assignment_total(self, assignment: str) -> float:
         return float(sum(self.function_total(assignment, f) for f in self.points[assignment]))
 
+    def device_counts(self, assignment: str) -> tuple[int, ...]:
+        """The CPU device counts `assignment` is graded with ([devices]); () for JAX's default, one device."""
+        return self.devices.get(assignment, ())
+
     def hint_level(self, mode: str) -> str:
         """The hint level of `mode` ("check" or "grade") from [feedback]."""
         return self.hint_levels[mode]
@@ -122,7 +137,9 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise GradingConfigError(f"grading.toml not found at {path}.") from None
+        raise GradingConfigError(f"grading.toml not found at {path}: pass --config, or run from the course "
+                                 "directory that holds it (a kit installed with pip reads the current "
+                                 "directory's).") from None
     except tomllib.TOMLDecodeError as error:
         raise GradingConfigError(f"{path} is not valid TOML: {error}") from None
     points = raw.get("assignments", {})
@@ -148,7 +165,30 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
     if limits.busy_factor < 1:
         raise GradingConfigError(f"{path}: [limits] busy_factor must be at least 1, got {limits.busy_factor:g}.")
     return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})), source=path.resolve(),
-                         sandbox=dict(raw.get("sandbox", {})), hint_levels=_hint_levels(raw.get("feedback", {}), path))
+                         sandbox=dict(raw.get("sandbox", {})), hint_levels=_hint_levels(raw.get("feedback", {}), path),
+                         devices=_device_counts(raw.get("devices", {}), points, path))
+
+
+# More CPU devices than a grading machine's JAX should be asked to simulate.
+MAX_CPU_DEVICES = 16
+
+
+def _device_counts(devices: object, points: dict, path: Path) -> dict[str, tuple[int, ...]]:
+    """[devices]: `<assignment> = [4, 2]`, each a graded assignment and a list of counts in 1..MAX_CPU_DEVICES."""
+    if not isinstance(devices, dict):
+        raise GradingConfigError(f"{path}: [devices] must be a table of assignment = [counts], got {devices!r}.")
+    counts = {}
+    for assignment, value in devices.items():
+        if assignment not in points:
+            raise GradingConfigError(f"{path}: [devices] names {assignment!r}, which no [assignments.*] table "
+                                     f"grades; use one of {sorted(points)}.")
+        if (not isinstance(value, list) or not value
+                or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_CPU_DEVICES
+                           for n in value)):
+            raise GradingConfigError(f"{path}: [devices] {assignment} must be a non-empty list of device counts "
+                                     f"from 1 to {MAX_CPU_DEVICES}, such as [4, 2]; got {value!r}.")
+        counts[assignment] = tuple(value)
+    return counts
 
 
 def _hint_levels(feedback: dict, path: Path) -> dict[str, str]:

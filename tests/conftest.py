@@ -35,7 +35,8 @@ TIERS = {
               "test_shared_programs", "test_github_classroom",
               "test_out_dir_safety.py::test_batch_with_planted_fifos_links_and_directories_finishes_normally",
               "test_submission_loading.py::test_endless_loop_in_a_function_costs_only_that_function"),
-    "assignment": ("test_corpus.py", "test_solutions_and_stubs", "test_hidden_inputs"),
+    "assignment": ("test_corpus.py", "test_korean_feedback", "test_solutions_and_stubs", "test_hidden_inputs",
+                   "test_scaffold"),
 }
 # Tests that cover every assignment at once without naming one in their ids: `--assignment NAME` keeps them.
 ASSIGNMENT_WIDE = ("test_grading_config", "test_layout", "test_translations", "test_corpus_coverage",

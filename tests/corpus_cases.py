@@ -17,6 +17,16 @@ class MistakeCase:
     why: str
     fails: tuple[str, ...]
     feedback: str
+    # The cause its first hint must name: a catalog key (its sentence, in the language graded), or
+    # `cause_text`, words that read the same in every language (the student's own error message).
+    cause: str = ""
+    cause_text: str = ""
+    not_causes: tuple[str, ...] = ()  # catalog keys of causes this code does not have: never said
+    also: tuple[str, ...] = ()  # known-mistake keys this code also has (a later check may say them)
+
+    @property
+    def names_a_cause(self) -> bool:
+        return bool(self.cause or self.cause_text)
 
     @property
     def id(self) -> str:
@@ -44,7 +54,9 @@ def mistakes() -> list[MistakeCase]:
     for folder in sorted(p for p in CORPUS.iterdir() if (p / "cases.toml").exists()):
         for case in _cases(folder).get("mistake", []):
             found.append(MistakeCase(folder.name, folder / case["file"], case["function"], case["why"],
-                                     tuple(case["fails"]), case.get("feedback", "")))
+                                     tuple(case["fails"]), case.get("feedback", ""), case.get("cause", ""),
+                                     case.get("cause_text", ""), tuple(case.get("not_causes", ())),
+                                     tuple(case.get("also", ()))))
     return found
 
 

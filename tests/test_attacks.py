@@ -32,6 +32,8 @@ import nbformat
 import pytest
 from conftest import REPO
 
+from autograder.reports.result_json import test_status as status_of
+
 ATTACKS = REPO / "tests" / "attacks"
 CASES = tomllib.loads((ATTACKS / "cases.toml").read_text())["attack"]
 SOLUTIONS = ["01_immutable_updates", "02_where"]
@@ -169,9 +171,12 @@ def test_attack_earns_only_what_its_honest_code_earns(attacked_batch, case):
     failed = {t["name"]: t["output"] for t in result["tests"] if t["status"] != "passed"}
     assert result["score"] == case["earns"], (
         f"{case['why']}: scored {result['score']}, failed: {json.dumps(failed, indent=1)[:3000]}")
+    not_checked = {t["name"] for t in result["tests"] if status_of(t) == "not_checked"}
     for name in case.get("zero", []):
         assert name in failed, f"{case['why']}: {name} should score 0"
-        assert case.get("feedback", "") in failed[name], f"{name}: {failed[name]}"
+        if name not in not_checked:  # a property check after wrong values says so instead (issue 23.2)
+            assert case.get("feedback", "") in failed[name], f"{name}: {failed[name]}"
+    assert not case.get("zero") or set(case["zero"]) - not_checked, "the mistake itself is named somewhere"
     if case.get("feedback") and not case.get("zero"):
         assert any(case["feedback"] in text for text in [*failed.values(), result["output"]]), result["output"]
     if case.get("notes"):

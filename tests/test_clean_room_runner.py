@@ -111,6 +111,47 @@ def test_every_custom_call_is_refused_even_on_jaxs_stable_list(runner):
     assert refused.value.reason == "custom_call" and "lapack_sgetrf_ffi" in refused.value.detail
 
 
+def _with_derivative(fn, *shapes) -> bytes:
+    return bytes(_exported(fn, *shapes).serialize(vjp_order=1))
+
+
+def test_a_gradient_is_computed_in_the_runner_from_the_derivative_program_exported_with_it(runner):
+    @jax.custom_jvp
+    def safe_norm(x):
+        return jnp.sqrt(jnp.sum(x ** 2))
+
+    @safe_norm.defjvp
+    def _(primals, tangents):
+        (x,), (t,) = primals, tangents
+        norm = safe_norm(x)
+        return norm, jnp.where(norm > 0, jnp.dot(x, t) / jnp.where(norm > 0, norm, 1.0), 0.0)
+
+    data = _with_derivative(safe_norm, ((3,), jnp.float32))
+    program = runner.load(data, cpu_seconds=30)
+    x = np.array([3.0, 0.0, 4.0], np.float32)
+    np.testing.assert_allclose(runner.run(program, data, *_inputs(x), cpu_seconds=30, gradient=True), x / 5)
+    zeros = np.zeros(3, np.float32)
+    np.testing.assert_array_equal(runner.run(program, data, *_inputs(zeros), cpu_seconds=30, gradient=True), zeros)
+
+
+def test_a_custom_call_in_the_derivative_program_is_refused_like_one_in_the_program(runner):
+    @jax.custom_jvp
+    def innocent(x):
+        return jnp.sum(x)
+
+    @innocent.defjvp
+    def _(primals, tangents):  # the rule calls LAPACK: only the derivative program holds the custom call
+        (x,), (t,) = primals, tangents
+        lu = jax.ffi.ffi_call("lapack_sgetrf_ffi", jax.ShapeDtypeStruct((1, 1), jnp.float32),
+                              vmap_method="sequential")(x)
+        return innocent(x), lu[0, 0] * jnp.sum(t)
+
+    assert "custom_call" not in module_walk.facts_of(_exported(innocent, ((8, 8), jnp.float32))).primitives
+    with pytest.raises(ProgramRefused) as refused:
+        runner.load(_with_derivative(innocent, ((8, 8), jnp.float32)), cpu_seconds=30)
+    assert refused.value.reason == "custom_call" and "lapack_sgetrf_ffi" in refused.value.detail
+
+
 def test_an_endless_loop_costs_its_cpu_limit_and_the_next_request_gets_a_fresh_runner(runner):
     endless = _program(lambda x: jax.lax.while_loop(lambda c: c[0] >= 0, lambda c: (c[0] + 0, c[1] + 1.0),
                                                     (x.sum().astype(jnp.int32) * 0, x))[1], ((3,), jnp.float32))

@@ -1,13 +1,17 @@
 """Every mistake loses exactly its points; every correct alternative scores full marks.
 
 A mistake's feedback, at the default hint level, names its JAX idea (the
-case's `feedback`) and quotes no line of a reference solution.
+case's `feedback`) and quotes no line of a reference solution. A mistake
+that declares its cause gets a first hint that names it, and no mistake's
+feedback asserts a cause its code does not have, in English and in Korean
+(tests/corpus_causes.py; scripts/corpus_hint_accuracy.py prints the figures).
 """
 
 from __future__ import annotations
 
 import pytest
 from corpus_cases import corrects, mistakes
+from corpus_causes import cause_sentence, false_causes, first_failure, names_cause_first
 from solution_lines import secret_lines
 
 from autograder.catalog import messages
@@ -16,11 +20,17 @@ from autograder.grade.pipeline import GradingOptions, grade_submission
 SOLUTION_CODE = secret_lines(expressions=True)
 
 
+def _sandbox(config, assignment):
+    """In this process, unless the assignment is graded with several device counts (grading.toml [devices]):
+    this process's JAX has one, so those cases run in sandbox children that start with each count."""
+    return "process" if config.device_counts(assignment) else "inprocess"
+
+
 @pytest.mark.parametrize("case", mistakes(), ids=lambda c: c.id)
 def test_mistake_fails_exactly_its_checks(case, config, seed):
     result = grade_submission(case.file, config,
-                              GradingOptions(seed=seed, sandbox="inprocess", assignment=case.assignment,
-                                             functions={case.function}))
+                              GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
+                                             assignment=case.assignment, functions={case.function}))
     failed = {c.prop for c in result.checks if not c.passed}
     assert result.checks, f"{case.id}: no checks ran for {case.function}"
     assert failed == set(case.fails), (
@@ -31,7 +41,9 @@ def test_mistake_fails_exactly_its_checks(case, config, seed):
     assert case.feedback, f"{case.id}: cases.toml must name the JAX idea its feedback teaches"
     pointer = messages.text("call.said_above")  # a hint already given for this function is not repeated
     for check in result.checks:
-        if not check.passed:
+        if check.not_checked:  # its values check above failed: it says so, and points there
+            assert check.feedback in {messages.text("check.not_checked", values_check=c.prop) for c in result.checks}
+        elif not check.passed:
             assert case.feedback in check.feedback or pointer in check.feedback, (
                 f"{case.id}: feedback of {check.name!r} should mention {case.feedback!r}:\n{check.feedback}")
             quoted = [line for line in SOLUTION_CODE if line in check.feedback]
@@ -41,9 +53,51 @@ def test_mistake_fails_exactly_its_checks(case, config, seed):
 @pytest.mark.parametrize("case", corrects(), ids=lambda c: c.id)
 def test_correct_alternative_scores_full_marks(case, config, seed):
     result = grade_submission(case.file, config,
-                              GradingOptions(seed=seed, sandbox="inprocess", assignment=case.assignment,
-                                             functions=set(case.functions)))
+                              GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
+                                             assignment=case.assignment, functions=set(case.functions)))
     assert {c.function for c in result.checks} == set(case.functions)
     assert result.score == result.max_score, (
         f"{case.id} ({case.why}) lost points:\n"
         + "\n".join(f"{c.name}: {c.feedback}" for c in result.checks if not c.passed))
+
+
+LANGUAGES = ("en", "ko")
+
+
+_GRADED: dict[tuple[str, str], tuple] = {}  # both cause tests read one grading per case and language
+
+
+def _graded_in(case, config, seed, language):
+    key = (case.id, language)
+    if key not in _GRADED:
+        _GRADED[key] = _grade_in(case, config, seed, language)
+    return _GRADED[key]
+
+
+def _grade_in(case, config, seed, language):
+    messages.choose(language)
+    try:
+        result = grade_submission(case.file, config,
+                                  GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
+                                                 assignment=case.assignment, functions={case.function}))
+        with messages.hints_at(config.hint_level("grade")):
+            return result, cause_sentence(case), names_cause_first(result, case), false_causes(result, case)
+    finally:
+        messages.choose(None)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("case", [c for c in mistakes() if c.names_a_cause], ids=lambda c: c.id)
+def test_first_hint_names_the_real_cause(case, language, config, seed):
+    result, cause, named, _ = _graded_in(case, config, seed, language)
+    check = first_failure(result)
+    assert named, (f"{case.id} ({case.why}), {language}: the first hint should name {cause!r}; "
+                   f"first failed check {check.name if check else None!r} says:\n{check.feedback if check else ''}")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("case", [c for c in mistakes() if c.names_a_cause or c.not_causes], ids=lambda c: c.id)
+def test_no_hint_asserts_a_false_cause(case, language, config, seed):
+    result, _, _, wrong = _graded_in(case, config, seed, language)
+    assert not wrong, (f"{case.id} ({case.why}), {language}: the feedback asserts causes this code does not have: "
+                       f"{wrong}\n" + "\n".join(c.feedback for c in result.checks if not c.passed))

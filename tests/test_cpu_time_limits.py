@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import queue
 import shutil
 import subprocess
 import sys
 import time
+import types
+from pathlib import Path
 
 import pytest
 from conftest import REPO, run_cli
 
 from autograder.child import zygote
+from autograder.grade import batch
 from autograder.grade.pipeline import GradingOptions, grade_submission
+from autograder.reports import gradescope_json
+from autograder.reports.out_dir import OutDir
 from autograder.sandbox.parent import SandboxTransport
 
 SELU = "    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)\n"
@@ -160,3 +166,48 @@ def test_an_oversubscribed_machine_grades_the_corpus_exactly_as_a_quiet_one(tmp_
     endless = quiet["erin_02_where"][0]
     assert endless and any(score == 0 for score in endless.values()), "the endless loop was cut off"
     assert all(problem is None for _, problem in quiet.values())
+
+
+# --- the batch: a submission the machine was too busy for is graded again -----------
+
+class _BusyOnceWorker:
+    """Stands in for a grading worker: its first result for each submission is "the machine was too busy"."""
+
+    def __init__(self, out, config, seed):
+        self.out, self.config, self.seed, self.jobs = out, config, seed, []
+
+    def grade(self, job: dict, seconds: float) -> None:
+        self.jobs.append(job["name"])
+        item = batch.BatchItem(job["name"], Path(job["path"]), student=job["student"])
+        result = batch._crashed(item, self.config, self.seed, "02_where", "stand-in")
+        result.problem = "grader_error" if self.jobs.count(job["name"]) == 1 else None
+        batch._write_quietly(result, item, self.out)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_submission_the_machine_was_too_busy_for_is_graded_again_at_the_end_of_the_batch(tmp_path, config, seed):
+    items = [batch.BatchItem(name, tmp_path / f"{name}.py", student=name) for name in ("ana", "bo")]
+    for item in items:
+        item.path.write_text("x = 1\n")
+    pending: queue.SimpleQueue = queue.SimpleQueue()
+    for item in items:
+        pending.put((item, None))
+    with OutDir(tmp_path / "out") as out:
+        worker = _BusyOnceWorker(out, config, seed)
+        finished = []
+        progress = types.SimpleNamespace(finished=finished.append)
+        batch._drain(pending, worker, out, config, seed, "02_where", progress, set())
+        problems = {item.name: gradescope_json.read(out, item.name)["extra_data"]["problem"] for item in items}
+    assert worker.jobs == ["ana", "bo", "ana", "bo"], "each graded again, behind every other submission"
+    assert len(finished) == 2 and problems == {"ana": None, "bo": None}
+
+
+def test_resume_grades_again_a_result_the_machine_was_too_busy_for(tmp_path, config, seed):
+    item = batch.BatchItem("ana", tmp_path / "ana.py", student="ana")
+    item.path.write_text("x = 1\n")
+    with OutDir(tmp_path / "out") as out:
+        _BusyOnceWorker(out, config, seed).grade({"name": "ana", "path": str(item.path), "student": "ana"}, 1.0)
+        reason = batch._why_not_reusable(item, batch.content_digest(item.path), out, config, seed, "process")
+    assert reason is not None and "too busy" in reason

@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from conftest import REPO
 
-from autograder.integrations import gradescope_zip
+from autograder.integrations import gradescope_run
 
 ASSIGNMENT = "02_where"
 FULL = 17
@@ -58,6 +58,10 @@ def graded(tmp_path_factory):
     (frank / "frank.txt").write_text("my answers are in the pdf")
     (frank / "answers.pdf").write_bytes(b"%PDF-1.4\n")
     (frank / "timestamp.txt").write_text("2026-11-24 10:00:00.000000 UTC")  # nbgrader's, not frank's
+    (submitted / "gina").mkdir(parents=True)  # an empty folder: a student the layout names all the same
+    hana = submitted / "hana" / ASSIGNMENT  # only nbgrader's own timestamp: nothing the student handed in
+    hana.mkdir(parents=True)
+    (hana / "timestamp.txt").write_text("2026-11-24 10:00:00.000000 UTC")
     lee = submitted / "lee" / ASSIGNMENT  # the metadata beats the expected name and the newest
     _notebook(lee / "my_solution.ipynb", HONEST, declares=ASSIGNMENT)
     _notebook(lee / f"{ASSIGNMENT}.ipynb", STUB, mtime=NEW)
@@ -69,11 +73,13 @@ def graded(tmp_path_factory):
     _notebook(export / "submission_1" / "02_where_final.ipynb", HONEST, mtime=NEW)  # neither is named 02_where.ipynb
     other = (REPO / "solutions" / "01_immutable_updates" / "01_immutable_updates.ipynb").read_text()
     (export / "submission_1" / "01_immutable_updates.ipynb").write_text(other)
+    (export / "submission_3").mkdir(parents=True)  # an empty Gradescope submission
     (export / "submission_2").mkdir(parents=True)
     (export / "submission_2" / "hw.pdf").write_bytes(b"%PDF-1.4\n")
     (export / "submission_metadata.yml").write_text(
         "submission_1:\n  :submitters:\n  - :email: ana@example.edu\n"
-        "submission_2:\n  :submitters:\n  - :email: bo@example.edu\n")
+        "submission_2:\n  :submitters:\n  - :email: bo@example.edu\n"
+        "submission_3:\n  :submitters:\n  - :email: cy@example.edu\n")
     out = base / "out"
     completed = _autograder("grade", submitted, export, "--out", out, "--jobs", "2", "--seed", "7")
     rows = []
@@ -109,10 +115,23 @@ def test_a_student_with_no_notebook_gets_a_zero_row_that_says_what_was_found(gra
     assert "timestamp.txt" not in _result(out, _row(rows, "frank"))["output"]  # nbgrader's own file
 
 
+def test_a_student_whose_folder_is_empty_gets_a_zero_row_that_says_so(graded):
+    completed, out, rows = graded
+    for student, assignment, folder in (("gina", "", "gina/"), ("hana", ASSIGNMENT, "hana/02_where/"),
+                                        ("cy@example.edu", "", "submission_3/")):
+        row = _row(rows, student, assignment)
+        assert float(row["score"]) == 0, row
+        result = _result(out, row)
+        assert f"No notebook handed in: the folder `{folder}` is empty." in result["output"], result["output"]
+        assert result["extra_data"]["problem"] == "no_notebook"
+        assert f"{row['submission']} (" in completed.stdout.split("Need a look")[-1]
+
+
 def test_one_file_per_student_and_assignment_by_the_documented_rule(graded):
     _, out, rows = graded
     assert sorted(r["student"] for r in rows) == sorted(
-        ["kim", "frank", "lee", "mia", "ana@example.edu", "ana@example.edu", "bo@example.edu"]), rows
+        ["kim", "frank", "lee", "mia", "ana@example.edu", "ana@example.edu", "bo@example.edu", "gina", "hana",
+         "cy@example.edu"]), rows
     chosen = {"lee": "my_solution.ipynb", "mia": f"{ASSIGNMENT}.ipynb", "ana@example.edu": "02_where_final.ipynb"}
     for student, name in chosen.items():
         row = _row(rows, student)
@@ -181,8 +200,8 @@ def test_gradescope_grades_one_notebook_by_the_rule_and_tells_the_student_which_
     folder = tmp_path / "submission"
     _notebook(folder / f"{ASSIGNMENT} (1).ipynb", STUB, mtime=NEW)
     _notebook(folder / "my_solution.ipynb", HONEST, declares=ASSIGNMENT)
-    graded = gradescope_zip.find_submission(folder, ASSIGNMENT)
+    graded = gradescope_run.find_submission(folder, ASSIGNMENT)
     assert graded == folder / "my_solution.ipynb"  # its metadata names the assignment: before the newest
-    data = gradescope_zip._with_ignored_files({"output": "Total: 17 / 17"}, folder, graded, ASSIGNMENT)
+    data = gradescope_run._with_ignored_files({"output": "Total: 17 / 17"}, folder, graded, ASSIGNMENT)
     assert data["output"].startswith("Total: 17 / 17\nGraded my_solution.ipynb; not graded: 02_where (1).ipynb.")
     assert data["extra_data"]["ignored_files"] == [f"{ASSIGNMENT} (1).ipynb"]

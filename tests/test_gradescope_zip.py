@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from autograder import grading_config
-from autograder.integrations import gradescope_zip
+from autograder.integrations import gradescope_run, gradescope_zip
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "02_where"
@@ -166,7 +166,7 @@ def test_a_grader_that_fails_gives_a_zero_with_the_reason(built, tmp_path):
 
 
 def test_choosing_the_submission(tmp_path):
-    find = gradescope_zip.find_submission
+    find = gradescope_run.find_submission
     folder = tmp_path / "submission"
     assert "no notebook" in find(folder, ASSIGNMENT)
     folder.mkdir()
@@ -207,7 +207,17 @@ def test_to_gradescope_keeps_scores_and_adds_display_settings():
     graded = {"score": 3.0, "output": "note", "tests": [{"name": "f: correct", "score": 3.0, "max_score": 3,
                                                          "status": "passed", "output": ""}],
               "extra_data": {"seed": 1}}
-    data = gradescope_zip.to_gradescope(graded, visibility="after_published", stdout_visibility="visible",
+    data = gradescope_run.to_gradescope(graded, visibility="after_published", stdout_visibility="visible",
                                         execution_time=12.6)
     assert data["score"] == 3.0 and data["execution_time"] == 13 and data["visibility"] == "after_published"
     assert data["tests"][0]["output_format"] == "text" and data["extra_data"] == {"seed": 1}
+
+
+def test_to_gradescope_keeps_a_check_not_checked_failed_with_its_outcome():
+    graded = {"score": 0.0, "output": "", "extra_data": {}, "tests": [
+        {"name": "ema: uses lax.scan", "score": 0.0, "max_score": 1, "status": "failed",
+         "output": "Not checked: the values are wrong (see `correct` above); fix them first.",
+         "extra_data": {"outcome": "not_checked"}}]}
+    test = gradescope_run.to_gradescope(graded)["tests"][0]
+    assert test["status"] == "failed"  # Gradescope knows passed and failed only; no points were earned
+    assert test["extra_data"] == {"outcome": "not_checked"} and test["output"].startswith("Not checked")

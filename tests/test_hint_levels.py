@@ -12,14 +12,16 @@ from autograder import grading_config
 from autograder.catalog import hint_ideas, messages
 from autograder.grade.pipeline import GradingOptions, grade_submission
 
-HISTOGRAM_SET_ONE = REPO / "tests" / "corpus" / "01_immutable_updates" / "mistakes" / "histogram_set_one.py"
-RECIPE_CODE = "`.at[indices].add(1)`"  # in the histogram hint's recipe, and in no other level
+# The gradient of a single `jnp.where` is NaN at 0: the double-where hint, in its levels.
+SINGLE_WHERE = REPO / "tests" / "corpus" / "02_where" / "mistakes" / "safe_log_single_where.py"
+IDEA = "the double-where idiom"  # in the hint's idea (and so at the api level)
+RECIPE_CODE = "`safe_x = jnp.where(x > 0, x, 1.0)`"  # in the hint's recipe, and in no other level
 
 
-def _histogram_feedback(config, seed, hints=None) -> str:
-    result = grade_submission(HISTOGRAM_SET_ONE, config,
-                              GradingOptions(seed=seed, sandbox="inprocess", assignment="01_immutable_updates",
-                                             functions={"histogram"}, hints=hints))
+def _single_where_feedback(config, seed, hints=None) -> str:
+    result = grade_submission(SINGLE_WHERE, config,
+                              GradingOptions(seed=seed, sandbox="inprocess", assignment="02_where",
+                                             functions={"safe_log"}, hints=hints))
     return "\n".join(c.feedback for c in result.checks if not c.passed)
 
 
@@ -33,29 +35,29 @@ def test_every_hint_has_an_idea_and_apis_and_its_idea_needs_no_field_the_recipe_
 
 
 def test_the_default_level_names_the_idea_and_the_api_but_not_the_recipe(config, seed):
-    feedback = _histogram_feedback(config, seed)
-    assert "adds once per occurrence" in feedback and "Read about: `jax.numpy.ndarray.at`." in feedback
+    feedback = _single_where_feedback(config, seed)
+    assert IDEA in feedback and "Read about: `jax.numpy.where`" in feedback
     assert RECIPE_CODE not in feedback
 
 
 def test_the_idea_level_names_no_api(config, seed):
-    feedback = _histogram_feedback(config, seed, hints="idea")
-    assert "adds once per occurrence" in feedback
+    feedback = _single_where_feedback(config, seed, hints="idea")
+    assert IDEA in feedback
     assert "Read about" not in feedback and RECIPE_CODE not in feedback
 
 
 def test_the_recipe_level_shows_the_worked_recipe(config, seed):
-    assert RECIPE_CODE in _histogram_feedback(config, seed, hints="recipe")
+    assert RECIPE_CODE in _single_where_feedback(config, seed, hints="recipe")
 
 
 def test_grading_toml_sets_the_level_of_grading_feedback(config, seed):
     recipe = dataclasses.replace(config, hint_levels={"check": "api", "grade": "recipe"})
-    assert RECIPE_CODE in _histogram_feedback(recipe, seed)
+    assert RECIPE_CODE in _single_where_feedback(recipe, seed)
 
 
 def test_the_hints_variable_overrides_grading_toml_for_one_run(config, seed, monkeypatch):
     monkeypatch.setenv(messages.HINT_LEVEL_VARIABLE, "recipe")
-    assert RECIPE_CODE in _histogram_feedback(config, seed)
+    assert RECIPE_CODE in _single_where_feedback(config, seed)
 
 
 def test_an_unknown_level_in_grading_toml_is_refused_with_the_choices(tmp_path):
@@ -73,6 +75,6 @@ def test_the_command_line_check_uses_the_check_level(tmp_path, monkeypatch, caps
     path = tmp_path / "grading.toml"
     path.write_text(text, encoding="utf-8")
     monkeypatch.delenv(messages.HINT_LEVEL_VARIABLE, raising=False)
-    assert cli.main(["--config", str(path), "check", str(HISTOGRAM_SET_ONE), "--assignment", "01_immutable_updates",
-                     "--exercise", "histogram", "--seed", "3"]) == 1
+    assert cli.main(["--config", str(path), "check", str(SINGLE_WHERE), "--assignment", "02_where",
+                     "--exercise", "safe_log", "--seed", "3"]) == 1
     assert RECIPE_CODE in capsys.readouterr().out

@@ -86,6 +86,23 @@ def test_counts_and_times_add_up():
     assert root.get("time") == "3.750"
 
 
+NOT_CHECKED = "Not checked: the values are wrong (see `correct` above); fix them first."
+GATED = _result("gated", [
+    _check("ema: correct", 2, False, "ema(f32[24], 0.72) returned wrong values: 24 of 24 entries differ."),
+    {**_check("ema: uses lax.scan", 1, False, NOT_CHECKED), "extra_data": {"outcome": "not_checked"}},
+])
+
+
+def test_a_check_not_checked_is_skipped_with_its_reason_and_its_values_check_is_the_failure():
+    suite = _parse([GATED]).find("testsuite")
+    values, gated = suite.findall("testcase")
+    assert values.find("failure") is not None and values.find("skipped") is None
+    assert gated.find("failure") is None
+    assert gated.find("skipped").get("message") == NOT_CHECKED
+    assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
+    assert _parse([GATED, PARTIAL]).get("skipped") == "1"
+
+
 def test_a_crashed_submission_lists_its_checks_as_failures_with_the_reason():
     suite = _parse([CRASHED]).find("testsuite")
     failures = suite.findall("testcase/failure")

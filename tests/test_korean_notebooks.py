@@ -7,9 +7,11 @@ import io
 import re
 import tokenize
 
+import mistune
 import nbformat
 import pytest
 from conftest import REPO
+from korean_glossary import glossary_breaches, replaced_terms
 
 KOREAN = sorted(p.parent.name for p in (REPO / "solutions" / "ko").glob("*/*.ipynb"))
 LANGUAGE_LINE = 'AUTOGRADER_LANG = "ko"'
@@ -122,3 +124,26 @@ def test_markdown_is_translated_and_keeps_its_code(assignment):
         assert re.search(r"[가-힣]", ko.source), f"markdown cell {en.get('id')} has no Korean"
         spans = lambda text: sorted(re.findall(r"`[^`\n]+`", re.sub(r"```.*?```", "", text, flags=re.S)))  # noqa: E731
         assert spans(ko.source) == spans(en.source), f"inline code of markdown cell {en.get('id')} differs"
+
+
+@pytest.mark.parametrize("assignment", KOREAN)
+def test_korean_markdown_uses_the_glossary_words(assignment):
+    """The notebooks say what the feedback says: one word per idea (autograder/catalog/locale/GLOSSARY.md)."""
+    terms = replaced_terms()
+    _, korean = _pair(assignment)
+    wrong = {cell.get("id"): glossary_breaches(cell.source, terms) for cell in korean.cells
+             if cell.cell_type == "markdown" and glossary_breaches(cell.source, terms)}
+    assert not wrong, f"{assignment}: words GLOSSARY.md replaces, by cell: {wrong}"
+
+
+@pytest.mark.parametrize("assignment", KOREAN)
+def test_korean_emphasis_renders(assignment):
+    """`**변경 불가능(immutable)**합니다` shows its asterisks: CommonMark does not close emphasis after
+    punctuation when a letter follows. Rendered as nbconvert does, no `*` is left outside code."""
+    render = mistune.create_markdown()
+    _, korean = _pair(assignment)
+    for cell in korean.cells:
+        if cell.cell_type == "markdown":
+            shown = re.sub(r"<code>.*?</code>|<pre>.*?</pre>|\$\$.*?\$\$|\$[^$]*\$", "", render(cell.source),
+                           flags=re.S)
+            assert "*" not in shown, f"{assignment} cell {cell.get('id')} shows a literal *: {shown[:300]}"

@@ -7,8 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from autograder.child.cell_execution import LoadReport
+from autograder.child.cell_execution import LoadReport, execute_cells
 from autograder.child.executor import Executor
+from autograder.load.submission_source import CodeCell
 from autograder.protocol import requests, wire_format
 from autograder.protocol.errors import ChildError, ErrorKind
 
@@ -50,10 +51,32 @@ def test_the_executor_answers_missing_functions_with_a_typed_error():
     assert error.kind is ErrorKind.MISSING and error.function == "selu" and error.not_implemented_cells == (2,)
 
 
+def _raised(source: str, function: str, *args) -> ChildError:
+    """What the child reports when `function`, defined by the one cell `source`, raises."""
+    namespace: dict = {}
+    executor = Executor(namespace, execute_cells((CodeCell(1, source),), namespace))
+    skeleton, arrays = wire_format.encode({"args": args, "kwargs": {}}, lambda leaf: leaf)
+    answer, _ = executor.handle(requests.Call(function, skeleton), arrays)
+    return ChildError.from_wire(answer["error"])
+
+
+def test_the_released_stub_is_not_implemented_yet():
+    error = _raised('def selu(x):\n    """The docstring."""\n    raise NotImplementedError()\n', "selu", np.ones(2))
+    assert error.is_not_implemented
+
+
+def test_a_students_own_not_implemented_error_is_their_error_with_its_message():
+    source = ("def activation(x, name):\n    if name == 'relu':\n        return x\n"
+              "    raise NotImplementedError(f'unsupported: {name}')\n")
+    error = _raised(source, "activation", np.ones(2), "tanh")
+    assert error.type == "NotImplementedError" and not error.is_not_implemented
+    assert error.message == "unsupported: tanh"
+
+
 def test_a_student_exception_arrives_as_a_raised_error_with_its_type_and_line():
     namespace: dict = {}
-    exec(compile("def selu(x):\n    raise NotImplementedError('todo')\n", "<cell 1>", "exec"), namespace)
-    executor = Executor(namespace, LoadReport(notes=[], not_implemented_cells=[]))
+    source = "def selu(x):\n    raise NotImplementedError('todo')\n"
+    executor = Executor(namespace, execute_cells((CodeCell(1, source),), namespace))
     skeleton, arrays = wire_format.encode({"args": (np.ones(2),), "kwargs": {}}, lambda leaf: leaf)
     answer, _ = executor.handle(requests.Call("selu", skeleton), arrays)
     error = ChildError.from_wire(answer["error"])

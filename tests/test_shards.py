@@ -23,9 +23,8 @@ import yaml
 from conftest import REPO, run_cli
 
 from autograder.catalog import messages
-from autograder.grade import shards
+from autograder.grade import merge, shards
 from autograder.grade.batch import discover
-from autograder.reports import merge
 
 sys.path.insert(0, str(REPO))  # benchmarks/ is a folder of scripts, importable from the repository's root
 from benchmarks import shards_vs_one_run as compare  # noqa: E402

@@ -114,6 +114,11 @@ def _leaks(texts: list[tuple[str, str]], secrets: set[str]) -> list[str]:
     return [f"{name}: {line}" for name, text in texts for line in sorted(secrets) if line in text]
 
 
+def _po_string(text: str) -> str:
+    """`text` as a PO file quotes it (the escapes of JSON without its \\u escapes: PO files are UTF-8)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def test_secret_lines_are_the_solutions():
     secrets = secret_lines()
     assert len(secrets) > 40  # every assignment's solution contributes
@@ -123,7 +128,7 @@ def test_secret_lines_are_the_solutions():
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(quoted)])
     for name, content in [("a.json", json.dumps({"k": quoted})), ("a.ipynb", nbformat.writes(notebook)),
                           ("a.py", f"X = {quoted!r}\n"),
-                          ("a.po", f'msgid ""\nmsgstr ""\n\nmsgid {json.dumps(quoted)}\nmsgstr ""\n')]:
+                          ("a.po", f'msgid ""\nmsgstr ""\n\nmsgid {_po_string(quoted)}\nmsgstr ""\n')]:
         assert _leaks(_texts(name, content.encode()), {quoted}), name
 
 
@@ -430,6 +435,30 @@ def wheel_data(wheel_files, tmp_path_factory) -> Path:
     return directory
 
 
+# An assignment graded with several device counts is recorded with the largest (release._record_with_devices),
+# and a student's notebook asks for that many: its replay runs in a process that has them.
+_REPLAY_IN_A_PROCESS = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[5])
+from test_student_dist import _replayed
+functions = json.loads(sys.argv[4])
+got = _replayed(Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), set(functions) if functions else None)
+print(json.dumps([[f, p, passed, feedback] for (f, p), (passed, feedback) in got.items()]))
+"""
+
+
+def _replayed_with_devices(data: Path, assignment: str, path: Path, functions=None):
+    devices = grading_config.load().device_counts(assignment)
+    if not devices:
+        return _replayed(data, assignment, path, functions)
+    completed = subprocess.run([sys.executable, "-c", _REPLAY_IN_A_PROCESS, str(data), assignment, str(path),
+                                json.dumps(sorted(functions) if functions else None), str(Path(__file__).parent)],
+                               env=dict(os.environ, JAX_NUM_CPU_DEVICES=str(max(devices)), JAX_PLATFORMS="cpu"),
+                               capture_output=True, text=True, check=True, cwd=ROOT)
+    return {(f, p): (passed, feedback) for f, p, passed, feedback in json.loads(completed.stdout.splitlines()[-1])}
+
+
 def _replayed(data: Path, assignment: str, path: Path, functions=None) -> dict[tuple[str, str], tuple[bool, str]]:
     record, arrays = recorded.read(assignment, data)
     namespace, report = load_namespace(read(path), 60)
@@ -448,14 +477,14 @@ def test_replay_agrees_with_the_grader(assignment, wheel_data):
     The replay may fail more (it also compares, with their dtypes, the values the grader did not compare):
     scripts/student_replay_agreement.py lists every difference on the whole corpus.
     """
-    solution = _replayed(wheel_data, assignment, ROOT / "solutions" / assignment / f"{assignment}.ipynb")
+    solution = _replayed_with_devices(wheel_data, assignment, ROOT / "solutions" / assignment / f"{assignment}.ipynb")
     assert solution and all(passed for passed, _ in solution.values()), solution
-    stub = _replayed(wheel_data, assignment, ROOT / "assignments" / assignment / f"{assignment}.ipynb")
+    stub = _replayed_with_devices(wheel_data, assignment, ROOT / "assignments" / assignment / f"{assignment}.ipynb")
     assert stub.keys() == solution.keys() and not any(passed for passed, _ in stub.values())
     cases = tomllib.loads((ROOT / "tests" / "corpus" / assignment / "cases.toml").read_text(encoding="utf-8"))
     for case in cases["mistake"][:MISTAKES_PER_ASSIGNMENT]:
-        got = _replayed(wheel_data, assignment, ROOT / "tests" / "corpus" / assignment / case["file"],
-                        {case["function"]})
+        got = _replayed_with_devices(wheel_data, assignment, ROOT / "tests" / "corpus" / assignment / case["file"],
+                                     {case["function"]})
         missed = [prop for prop in case["fails"] if got[(case["function"], prop)][0]]
         assert not missed, f"{case['file']}: the replay passes {missed}, which the grader fails"
 

@@ -8,8 +8,11 @@ import string
 import polib
 import pytest
 from conftest import REPO, run_cli
+from korean_glossary import glossary_breaches, particles_after_placeholders, replaced_terms
 
+from autograder import grading_config
 from autograder.catalog import messages
+from autograder.check.results import CheckResult, SubmissionResult
 
 LANGUAGES = [language for language in messages.LANGUAGES if language != "en"]
 HANGUL = re.compile(r"[가-힣]")
@@ -44,6 +47,18 @@ def test_catalog_has_no_entries_for_unknown_keys(language):
     assert not stale, f"{language}.po translates keys that no longer exist: {stale}"
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_catalog_entries_follow_the_english_order(language):
+    """A translator reads the catalog in the order of the English (`autograder i18n sync` inserts new keys so)."""
+    position = {key: index for index, key in enumerate(messages.ENGLISH)}
+    keys = [entry.msgctxt for entry in polib.pofile(str(messages.LOCALE / f"{language}.po"))
+            if not entry.obsolete and entry.msgctxt in position]
+    misplaced = [f"{after} (after {before})" for before, after in zip(keys, keys[1:], strict=False)
+                 if position[before] > position[after]]
+    assert not misplaced, (f"{language}.po is not in the order of messages.ENGLISH at {misplaced[:5]}: move "
+                           "these entries to their key's place (new keys: `autograder i18n sync` puts them there)")
+
+
 def test_korean_check_of_a_stub_is_korean_throughout():
     """Every line of feedback a student reads has Hangul; only check names and code stay in English."""
     completed = run_cli("--lang", "ko", "check", "assignments/02_where/02_where.ipynb", "--seed", "1", cwd=REPO)
@@ -66,3 +81,41 @@ def test_a_korean_notebook_checks_in_korean_by_itself_and_an_explicit_language_w
     assert "총점: 4 / 4" in korean.stdout, korean.stdout + korean.stderr
     english = run_cli("--lang", "en", "check", notebook, "--exercise", "loss_with_aux", "--seed", "1", cwd=REPO)
     assert "Total: 4 / 4" in english.stdout and not HANGUL.search(english.stdout)
+
+
+def test_no_korean_particle_follows_a_placeholder():
+    """`{call}이`, `셀 {cell}을`: the particle's form depends on the value's last sound, so none is right for all."""
+    entries = polib.pofile(str(messages.LOCALE / "ko.po"))
+    wrong = {entry.msgctxt: particles_after_placeholders(entry.msgstr) for entry in entries
+             if particles_after_placeholders(entry.msgstr)}
+    assert not wrong, (f"ko.po: a particle follows a placeholder in {wrong}; rewrite as `{{call}}: ...` "
+                       "or put a noun between (`{cell}번 셀을`, `` `{function}` 함수가 ``)")
+
+
+def test_korean_catalog_uses_the_glossary_words():
+    """The feedback says 손실, 딕셔너리, 확인 셀... as the notebooks do (autograder/catalog/locale/GLOSSARY.md)."""
+    terms = replaced_terms()
+    assert terms, "GLOSSARY.md lists no replaced words: its table could not be read"
+    entries = polib.pofile(str(messages.LOCALE / "ko.po"))
+    wrong = {entry.msgctxt: glossary_breaches(entry.msgstr, terms) for entry in entries
+             if glossary_breaches(entry.msgstr, terms)}
+    assert not wrong, f"ko.po uses words GLOSSARY.md replaces: {wrong}"
+
+
+def test_every_graded_property_has_a_check_name_in_the_catalog():
+    """Reports show a check's property in the feedback's language, from the catalog key check_name.<property>."""
+    config = grading_config.load()
+    missing = sorted({prop for assignment in config.assignments for props in config.points[assignment].values()
+                      for prop in props if not messages.has(messages.CHECK_NAME_PREFIX + prop)})
+    assert not missing, (f"grading.toml's properties {missing} have no catalog entry: add "
+                         f"\"check_name.<property>\" to autograder/catalog/messages.py and translate it in ko.po")
+
+
+def test_a_check_name_is_translated_for_people_and_kept_in_english_as_the_id():
+    check = CheckResult("dropout", "no key reuse", 0.0, 2.0, False, "")
+    result = SubmissionResult("s", "s.ipynb", "06_prng", 1, [check], language="ko")
+    test = result.to_gradescope()["tests"][0]
+    assert test["name"] == "dropout: key 재사용 없음"
+    assert test["extra_data"]["check"] == "dropout: no key reuse"
+    with messages.using("en"):
+        assert check.display_name == "dropout: no key reuse"

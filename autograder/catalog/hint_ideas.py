@@ -32,12 +32,12 @@ IDEAS: dict[str, str] = {
     "hint.IncompatibleShapes": "two arrays whose shapes do not broadcast were combined (trailing axes must be equal or 1). A reduction that drops an axis no longer lines up with the array it came from.",
     "hint.NonArrayArgument": "a value that is not an array (a string, a function, None) was passed to a jitted function as a traced argument. Such an argument must be static.",
     "hint.ScalarOutputGrad": "`jax.grad` differentiates a function that returns one scalar. A function that also returns extra outputs tells `jax.grad` so with `has_aux`; an array has to be reduced to a scalar first.",
-    "hint.NotImplementedError": "this function is not implemented yet.",
     "hint.RemovedTreeMap": "`jax.tree_map` was removed from JAX (older tutorials still use it); it is now `jax.tree.map`.",
     "hint.RemovedIndexUpdate": "`jax.ops.index_update` and its relatives were removed from JAX (older tutorials still use them). JAX arrays are now updated functionally through `x.at[...]`.",
     "hint.RemovedHostCallback": "`jax.experimental.host_callback` was removed from JAX. Graded functions should not call back into Python at all.",
     "hint.RawAndTypedKeys": "a raw `uint32` key from the older `jax.random.PRNGKey` was mixed with the typed keys this exercise passes. Derive every key from the key you are given, by splitting it with `jax.random.split`.",
     "hint.VmapInAxes": "`jax.vmap` maps axis 0 of every argument, and of every leaf of a pytree argument, unless `in_axes` says otherwise. An argument that every example shares, such as the parameters, must not be mapped, and an `in_axes` entry for a pytree argument must match its structure (or be one None for all of it).",
+    "hint.DeviceCountWrittenIn": "a device count written into the code (a mesh of 4) fails on a machine with another count: take the count from JAX when the function runs.",
     "hint.CarryType": "the carry of a loop (`lax.scan`, `lax.fori_loop`, `lax.while_loop`) must keep its type: the body must return a carry with exactly the structure, shapes and dtypes of the initial carry.",
 }
 
@@ -55,13 +55,13 @@ APIS: dict[str, tuple[str, ...]] = {
     "hint.IncompatibleShapes": ("jax.numpy.sum(keepdims=True)", "broadcasting"),
     "hint.NonArrayArgument": ("jax.jit(static_argnames=...)",),
     "hint.ScalarOutputGrad": ("jax.grad(has_aux=True)", "jax.value_and_grad"),
-    "hint.NotImplementedError": (),
     "hint.RemovedTreeMap": ("jax.tree.map",),
     "hint.RemovedIndexUpdate": ("jax.numpy.ndarray.at",),
     "hint.RemovedHostCallback": ("jax.debug.print",),
     "hint.RawAndTypedKeys": ("jax.random.key", "jax.random.split"),
     "hint.VmapInAxes": ("jax.vmap(in_axes=...)",),
     "hint.CarryType": ("jax.lax.scan", "jax.lax.fori_loop"),
+    "hint.DeviceCountWrittenIn": ("jax.device_count", "jax.make_mesh"),
 }
 
 # Each assignment's hints, beside its suite (suites/messages_<assignment>.py).

@@ -26,10 +26,11 @@ import numpy as np
 
 from autograder.cleanroom.programs import ProgramTable
 from autograder.protocol import wire_format
+from autograder.protocol.placements import Placement, placement_of
 from autograder.protocol.program_facts import LOOP_CONSTRUCTS, ProgramFacts
 from autograder.protocol.program_failures import ProgramRefused, ProgramRunFailed
 
-__all__ = ["LOOP_CONSTRUCTS", "InProcessPrograms", "LoadedProgram", "ProgramFacts", "ProgramRefused",
+__all__ = ["LOOP_CONSTRUCTS", "InProcessPrograms", "LoadedProgram", "Placement", "ProgramFacts", "ProgramRefused",
            "ProgramRunFailed", "Programs"]
 
 
@@ -48,7 +49,11 @@ class Programs(Protocol):
 
     def load(self, data: bytes, cpu_seconds: float) -> LoadedProgram: ...
 
-    def run(self, program: Any, data: bytes, skeleton: Any, arrays: list[np.ndarray], cpu_seconds: float) -> Any: ...
+    def run(self, program: Any, data: bytes, skeleton: Any, arrays: list[np.ndarray], cpu_seconds: float,
+            gradient: bool = False) -> Any: ...
+
+    def run_placed(self, program: Any, data: bytes, skeleton: Any, arrays: list[np.ndarray],
+                   cpu_seconds: float) -> tuple[Any, list[Placement]]: ...
 
 
 class _InProcessProgram:
@@ -68,13 +73,23 @@ class InProcessPrograms:
         return _InProcessProgram(*self._table.load(data))
 
     def run(self, program: _InProcessProgram, data: bytes, skeleton: Any, arrays: list[np.ndarray],
-            cpu_seconds: float) -> Any:
+            cpu_seconds: float, gradient: bool = False) -> Any:
+        import jax
+
+        inputs = wire_format.decode(skeleton, arrays, make_array=jax.device_put,
+                                    make_key=lambda key_data, impl: jax.random.wrap_key_data(key_data, impl=impl))
+        out = self._table.run(program.handle, list(inputs["args"]), dict(inputs["kwargs"]), gradient=gradient)
+        return jax.tree.map(_to_numpy, out)
+
+    def run_placed(self, program: _InProcessProgram, data: bytes, skeleton: Any, arrays: list[np.ndarray],
+                   cpu_seconds: float) -> tuple[Any, list[Placement]]:
         import jax
 
         inputs = wire_format.decode(skeleton, arrays, make_array=jax.device_put,
                                     make_key=lambda key_data, impl: jax.random.wrap_key_data(key_data, impl=impl))
         out = self._table.run(program.handle, list(inputs["args"]), dict(inputs["kwargs"]))
-        return jax.tree.map(_to_numpy, out)
+        placements = [placement_of(leaf) for leaf in jax.tree.leaves(out) if isinstance(leaf, jax.Array)]
+        return jax.tree.map(_to_numpy, out), placements
 
 
 def _to_numpy(leaf: Any) -> np.ndarray:

@@ -20,7 +20,6 @@ _BY_TYPE = (
     "TracerArrayConversionError",
     "UnexpectedTracerError",
     "ConcretizationTypeError",
-    "NotImplementedError",
 )
 
 # Errors whose class is too generic (TypeError, ValueError): matched by message.
@@ -37,6 +36,8 @@ _BY_MESSAGE = (
     ("vmap got inconsistent sizes for array axes to be mapped", "VmapInAxes"),
     ("which implies that its rank should be at least 1", "VmapInAxes"),
     ("vmap in_axes specification must be a tree prefix", "VmapInAxes"),
+    # jax.make_mesh((4,), ...) on a machine with fewer devices: a device count written into the code.
+    ("must be >= the product of mesh_shape", "DeviceCountWrittenIn"),
     # lax.scan / fori_loop / while_loop: the body returned a carry of another type or structure.
     ("carry input and carry output must have", "CarryType"),
     # APIs that JAX removed but that older tutorials still use.

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from autograder.catalog import messages
+from autograder.check import wrong_values
 from autograder.check.submission import Submission
 
 # Hidden sizes come from one of this many generators per check, chosen by the seed: values
@@ -76,6 +77,7 @@ class CheckOutcome:
     prop: str
     passed: bool
     feedback: str
+    wrong_values: bool = False  # it failed comparing the function's values, before its own property
 
 
 class GradingPlugin:
@@ -135,6 +137,9 @@ class GradingPlugin:
                 kept.append(item)
         items[:] = kept
 
+    def pytest_runtest_setup(self, item) -> None:
+        wrong_values.forget()
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
         report = yield
@@ -146,12 +151,13 @@ class GradingPlugin:
     def _record(self, nodeid: str, function_prop: tuple[str, str], passed: bool, excinfo) -> None:
         if nodeid in self.outcomes and not self.outcomes[nodeid].passed:
             return  # keep the first failure (setup before teardown)
-        feedback = ""
+        feedback, values = "", False
         if not passed and excinfo is not None:
             error = excinfo.value
             if isinstance(error, AssertionError):
                 feedback = str(error).split("\nassert ")[0].strip()
+                values = wrong_values.explains(feedback)
             else:
                 feedback = messages.text("report.internal_error", error_type=type(error).__name__,
                                          error=str(error)[:500])
-        self.outcomes[nodeid] = CheckOutcome(*function_prop, passed=passed, feedback=feedback)
+        self.outcomes[nodeid] = CheckOutcome(*function_prop, passed=passed, feedback=feedback, wrong_values=values)

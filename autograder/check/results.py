@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from autograder.catalog import messages
+
+# How reports mark each status; its word is the catalog's "report.<status>".
+STATUS_MARKS = {"passed": "✓", "failed": "✗", "not_checked": "–"}
+
 
 @dataclasses.dataclass
 class CheckResult:
@@ -13,11 +18,30 @@ class CheckResult:
     max_score: float
     passed: bool
     feedback: str
+    # Failed without being checked: its points need correct values, and the values were wrong.
+    not_checked: bool = False
+
+    @property
+    def status(self) -> str:
+        """"passed", "failed" or "not_checked" (a property check skipped because the values are wrong)."""
+        if self.passed:
+            return "passed"
+        return "not_checked" if self.not_checked else "failed"
 
     @property
     def name(self) -> str:
         """`histogram: duplicates counted` — the function's name comes first."""
         return f"{self.function}: {self.prop}"
+
+    @property
+    def label(self) -> str:
+        """The property as the student reads it: `prop` in the feedback's language (`prop` stays the id)."""
+        return messages.check_name(self.prop)
+
+    @property
+    def display_name(self) -> str:
+        """`name` in the feedback's language, for people; `name` is the stable id for machines."""
+        return f"{self.function}: {self.label}"
 
 
 @dataclasses.dataclass
@@ -47,21 +71,16 @@ class SubmissionResult:
     def all_passed(self) -> bool:
         return bool(self.checks) and all(c.passed for c in self.checks)
 
+    def _gradescope_tests(self) -> list[dict]:
+        with messages.using(self.language):  # the checks' names in the language of their feedback
+            return [_gradescope_test(c) for c in self.checks]
+
     def to_gradescope(self) -> dict:
         """Gradescope's results.json format, with grading details in extra_data."""
         return {
             "score": self.score,
             "output": "\n".join(self.notes),
-            "tests": [
-                {
-                    "name": c.name,
-                    "score": c.score,
-                    "max_score": c.max_score,
-                    "status": "passed" if c.passed else "failed",
-                    "output": c.feedback,
-                }
-                for c in self.checks
-            ],
+            "tests": self._gradescope_tests(),
             "extra_data": {
                 "submission": self.name,
                 "path": self.path,
@@ -73,3 +92,13 @@ class SubmissionResult:
                 "language": self.language,
             },
         }
+
+
+def _gradescope_test(check: CheckResult) -> dict:
+    """One check as a Gradescope test. Gradescope knows only "passed" and "failed": a check not checked
+    is "failed" there (it earned no points), and says why in its output and in its extra_data's "outcome"."""
+    extra: dict[str, str] = {"check": check.name}  # the name in English: the same id in every language
+    if check.not_checked:
+        extra["outcome"] = "not_checked"
+    return {"name": check.display_name, "score": check.score, "max_score": check.max_score,
+            "status": "passed" if check.passed else "failed", "output": check.feedback, "extra_data": extra}

@@ -17,7 +17,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from autograder.catalog import messages
-from autograder.check.exported_program import ProgramFacts, ProgramRefused, ProgramRunFailed, Programs
+from autograder.check.exported_program import Placement, ProgramFacts, ProgramRefused, ProgramRunFailed, Programs
 from autograder.check.jax_error_hints import hint_for
 from autograder.check.typed_key import TypedKey
 from autograder.protocol import requests, wire_format
@@ -38,6 +38,11 @@ class StudentCodeError(AssertionError):
         self.error_type = error_type
         self.error = error
 
+    @property
+    def not_implemented(self) -> bool:
+        """The function is still the released stub (not a NotImplementedError the student raised)."""
+        return self.error is not None and self.error.is_not_implemented
+
 
 class Transport(Protocol):
     call_seconds: float
@@ -57,10 +62,16 @@ class TraceReport:
 class Submission:
     """What a test may ask of a submission."""
 
-    def __init__(self, transport: Transport, notes: Sequence[str] = (), programs: Programs | None = None):
+    def __init__(self, transport: Transport, notes: Sequence[str] = (), programs: Programs | None = None,
+                 devices: int | None = None):
         """`programs` loads and runs the programs the student's functions export: `autograder grade`'s
-        clean-room runner (sandbox.program_runner); by default this process (a student's own checks)."""
+        clean-room runner (sandbox.program_runner); by default this process (a student's own checks).
+        `devices`: how many CPU devices the grader gave the student's process and the runner (grading.toml
+        [devices]), the count a check expects work to be spread over; the grader's own number, never
+        one the student's process reports. By default this process's own count (a student's own checks,
+        where the student's process is this one)."""
         self._transport = transport
+        self.devices = devices if devices is not None else _this_process_devices()
         self.notes = list(notes)
         self._programs = programs
         # One export per function and abstract signature: a check that traces a function and then
@@ -104,6 +115,7 @@ class Submission:
         argnums: int | Sequence[int] = 0,
         in_axes: int | None | Sequence[int | None] = 0,
         key_reuse_check: bool = False,
+        rows_sharded: Sequence[int] = (),
     ) -> Any:
         """Call `function` through a transformation.
 
@@ -111,20 +123,24 @@ class Submission:
         leading axis (or over `in_axes`, per positional argument as in
         `jax.vmap`; None passes an argument, e.g. a Python int, unmapped), or
         "grad_sum" (gradient of the sum of the output with respect to
-        `argnums`). Returns NumPy arrays in the output's structure.
+        `argnums`). `rows_sharded`: positional arguments the student's process places by rows over the
+        mesh of all its devices (`jax.make_mesh((d,), ("data",))`, `P("data")`) before the call.
+        Returns NumPy arrays in the output's structure.
         """
         kwargs = dict(kwargs or {})
         skeleton, arrays = _encode({"args": tuple(args), "kwargs": kwargs})
         request = requests.Call(
             function, skeleton, mode=mode, static_argnums=tuple(static_argnums), static_argnames=tuple(static_argnames),
             argnums=argnums if isinstance(argnums, int) else tuple(argnums),
-            in_axes=tuple(in_axes) if isinstance(in_axes, (list, tuple)) else in_axes, key_reuse_check=key_reuse_check)
+            in_axes=tuple(in_axes) if isinstance(in_axes, (list, tuple)) else in_axes, key_reuse_check=key_reuse_check,
+            rows_sharded=tuple(rows_sharded))
         call = describe_call(function, args, kwargs)
         if mode != "plain":
             call = f"{mode}({call})"  # as expect_output names it: feedback says which transformation ran
         if mode == "jit":
             # Run where student code cannot reach: the child only lowers the function; the runner runs it.
-            exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call)
+            exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call,
+                                      rows_sharded=rows_sharded)
             return self._run_exported(exported, function, args, kwargs, static_argnums, static_argnames, call)
         answer, out_arrays = self._send(request, arrays, call)
         try:
@@ -165,6 +181,84 @@ class Submission:
         loops = (claimed & exported_program.LOOP_CONSTRUCTS) or exported_program.LOOP_CONSTRUCTS
         return dataclasses.replace(facts, primitives=(facts.primitives - exported_program.LOOP_CONSTRUCTS) | loops)
 
+    def placed_run(
+        self,
+        function: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any] | None = None,
+        *,
+        rows_sharded: Sequence[int] = (),
+    ) -> tuple[ProgramFacts, Any, list[Placement]]:
+        """`jax.jit(function)` exported by the student's process and run in the clean room: facts, value, placements.
+
+        The runner runs the program on as many devices as it was exported for and reports where each
+        output leaf lives (`Placement`: which devices hold which rows), read from the arrays it computed,
+        so a sharding is decided from what the program does, never from what the student's process says.
+        `rows_sharded`: positional arguments traced as placed by rows over the mesh (see `call_with`).
+        Returns `(facts, outputs as NumPy arrays, one Placement per output leaf in tree order)`.
+        """
+        kwargs = dict(kwargs or {})
+        call = f"jit({describe_call(function, args, kwargs)})"
+        program, data = self._exported(function, args, kwargs, (), (), call, rows_sharded=rows_sharded)
+        skeleton, arrays = _encode({"args": list(args), "kwargs": kwargs})
+        value, placements = _ran(lambda: self._program_runner().run_placed(
+            program, data, skeleton, arrays, self._transport.call_seconds), function, call)
+        return program.facts, value, placements
+
+    def program_gradient(
+        self,
+        function: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any] | None = None,
+        *,
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+    ) -> tuple[ProgramFacts, Any]:
+        """The facts of `function`'s traced program, and `jax.grad` of its output's sum, computed from that program.
+
+        The student's process lowers the function with `jax.export` together
+        with its derivative program (whatever rules it carries: a
+        `jax.custom_jvp`'s, or JAX's own); the gradient with respect to the
+        first traced argument is computed where the programs run (the
+        clean-room runner), never by the student's process. Returns
+        `(facts, gradient)`, the gradient as a NumPy array.
+        """
+        kwargs = dict(kwargs or {})
+        call = describe_call(function, args, kwargs)
+        exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call, with_gradient=True)
+        gradient = self._run_exported(exported, function, args, kwargs, static_argnums, static_argnames,
+                                      f"jax.grad(jit({call}))", gradient=True)
+        return exported[0].facts, gradient
+
+    def outermost_primitives(
+        self,
+        function: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any] | None = None,
+        *,
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+    ) -> frozenset[str]:
+        """What the student's process reports `function` to be at the top of its jaxpr (`custom_jvp_call`, ...).
+
+        StableHLO keeps no trace of constructs such as `jax.custom_jvp` (their
+        programs are inlined), so which one the student wrote can only be
+        reported by their process, like which loop construct `trace` names. A
+        claim, not a fact: decide a property on it only together with what the
+        exported program shows (for a custom rule: the gradient computed from
+        the program, `program_gradient`).
+        """
+        kwargs = dict(kwargs or {})
+        skeleton, arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
+        request = requests.Trace(function, skeleton, tuple(static_argnums), tuple(static_argnames))
+        static = _static_phrase(args, static_argnums, static_argnames)
+        answer = self._ask(request, arrays, function, describe_call(function, args, kwargs),
+                           raised_template="check.not_jittable", static=static)
+        names = answer.get("outermost", ())
+        if not isinstance(names, list):
+            return frozenset()
+        return frozenset(str(n)[:64] for n in names[:64] if isinstance(n, str))
+
     def count_traces(
         self,
         function: str,
@@ -183,25 +277,28 @@ class Submission:
         plan = {"warmup": [(tuple(a), dict(k)) for a, k in warmup], "calls": [(tuple(a), dict(k)) for a, k in calls]}
         skeleton, arrays = _encode(plan)
         request = requests.CountTraces(function, skeleton, tuple(static_argnums), tuple(static_argnames), count_all)
-        call = f"{function} over its call sequence"
+        call = messages.text("check.call_sequence", function=function)
         answer, out_arrays = self._send(request, arrays, call)
         try:
             outputs = wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
         except wire_format.WireFormatError as error:
             raise StudentCodeError(messages.text("call.bad_output", call=call, detail=error)) from None
         if not isinstance(outputs, list) or len(outputs) != len(calls):
-            raise StudentCodeError(messages.text("call.bad_output", call=call, detail="one output per call expected"))
+            raise StudentCodeError(messages.text("call.bad_output", call=call,
+                                                 detail=messages.text("check.one_output_per_call")))
         return TraceReport(int(answer.get("traces", -1)), tuple(answer.get("per_call", ())),
                            tuple(str(e) for e in answer.get("explanations", ())), tuple(outputs))
 
     # --- plumbing ----------------------------------------------------------
 
     def _exported(self, function: str, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
-                  static_argnames: Sequence[str], call: str) -> tuple[Any, bytes]:
+                  static_argnames: Sequence[str], call: str, with_gradient: bool = False,
+                  rows_sharded: Sequence[int] = ()) -> tuple[Any, bytes]:
         """The student's function lowered by jax.export in their process, loaded by the runner: (program, bytes)."""
 
         skeleton, arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
-        request = requests.Export(function, skeleton, tuple(static_argnums), tuple(static_argnames))
+        request = requests.Export(function, skeleton, tuple(static_argnums), tuple(static_argnames), with_gradient,
+                                  tuple(rows_sharded))
         digests = [(a.shape, a.dtype.str, hashlib.sha256(a.tobytes()).hexdigest()) for a in arrays]
         key = json.dumps([requests.header(request), digests], sort_keys=True, default=str)
         if key not in self._exports:
@@ -227,20 +324,14 @@ class Submission:
 
     def _run_exported(self, exported: tuple[Any, bytes], function: str, args: Sequence[Any],
                       kwargs: dict[str, Any], static_argnums: Sequence[int], static_argnames: Sequence[str],
-                      call: str) -> Any:
-        """The exported program run on the traced arguments (the static ones were fixed at export)."""
+                      call: str, gradient: bool = False) -> Any:
+        """The exported program run on the traced arguments (the static ones were fixed at export), or its gradient."""
         program, data = exported
         traced = {"args": [a for i, a in enumerate(args) if i not in set(static_argnums)],
                   "kwargs": {k: v for k, v in kwargs.items() if k not in set(static_argnames)}}
         skeleton, arrays = _encode(traced)
-        try:
-            return self._program_runner().run(program, data, skeleton, arrays, self._transport.call_seconds)
-        except ProgramRunFailed as failed:
-            raise StudentCodeError(_run_failure_feedback(failed, function, call), failed.error_type or None) from None
-        except Exception as error:  # in-process: the program came from the student; whatever it does is theirs
-            feedback = messages.text("call.raised", call=call, error_type=type(error).__name__,
-                                     error=str(error).splitlines()[0][:300] if str(error) else "")
-            raise StudentCodeError(feedback, type(error).__name__) from None
+        return _ran(lambda: self._program_runner().run(program, data, skeleton, arrays, self._transport.call_seconds,
+                                                       gradient=gradient), function, call)
 
     def _program_runner(self) -> Programs:
         if self._programs is None:
@@ -324,6 +415,12 @@ def _parent_leaf(leaf: Any):
     return None
 
 
+def _this_process_devices() -> int:
+    import jax
+
+    return jax.device_count()
+
+
 def describe_call(function: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
     """`name(f32[17], 3, negate=True)`: how feedback names a call.
 
@@ -361,7 +458,8 @@ def _describe_value(value: Any) -> str:
 def _static_phrase(args: Sequence[Any], static_argnums: Sequence[int], static_argnames: Sequence[str]) -> str:
     if not static_argnums and not static_argnames:
         return messages.text("check.static_none")
-    names = [f"argument {i}" for i in static_argnums] + [f"`{n}`" for n in static_argnames]
+    names = ([messages.text("check.static_position", index=i) for i in static_argnums]
+             + [f"`{n}`" for n in static_argnames])
     return messages.text("check.static_some", names=", ".join(names))
 
 
@@ -426,6 +524,18 @@ def _location(where: object) -> str | None:
     if isinstance(function, str) and function.isidentifier() and len(function) <= 80:
         return messages.text("call.location", function=function, line=line)
     return messages.text("call.location_top_level", line=line)
+
+
+def _ran(run: Callable[[], Any], function: str, call: str) -> Any:
+    """`run()` of a student's exported program; its failure as the StudentCodeError a check reports."""
+    try:
+        return run()
+    except ProgramRunFailed as failed:
+        raise StudentCodeError(_run_failure_feedback(failed, function, call), failed.error_type or None) from None
+    except Exception as error:  # in-process: the program came from the student; whatever it does is theirs
+        feedback = messages.text("call.raised", call=call, error_type=type(error).__name__,
+                                 error=str(error).splitlines()[0][:300] if str(error) else "")
+        raise StudentCodeError(feedback, type(error).__name__) from None
 
 
 def _run_failure_feedback(failed: ProgramRunFailed, function: str, call: str) -> str:

@@ -8,8 +8,10 @@ sandbox child, or the in-process backend of `autograder check`.
 from __future__ import annotations
 
 import dataclasses
+from typing import AbstractSet
 
 from autograder.catalog import messages
+from autograder.child.stub_lines import raise_is_stub_body, stub_raise_lines
 from autograder.load.submission_source import CodeCell
 
 
@@ -19,6 +21,9 @@ class LoadReport:
     not_implemented_cells: list[int]
     # The notes about cells that failed: they explain why a function is missing.
     problems: list[str] = dataclasses.field(default_factory=list)
+    # ("<cell N>", line) of every released stub's `raise NotImplementedError` (child.stub_lines); the
+    # child's own: the parent learns only whether an error came from one (ChildError.stub).
+    stub_raises: set[tuple[str, int]] = dataclasses.field(default_factory=set)
 
     def to_json(self) -> dict:
         return {"notes": self.notes, "not_implemented_cells": self.not_implemented_cells, "problems": self.problems}
@@ -57,9 +62,15 @@ def execute_cells(cells: tuple[CodeCell, ...], namespace: dict, skip: frozenset[
         except ValueError as error:  # text Python cannot compile (a NUL, an unencodable character)
             report.add_problem(messages.text("load.cell_unreadable", cell=cell.number, reason=first_line(error)))
             continue
+        filename = f"<cell {cell.number}>"
+        report.stub_raises.update((filename, line) for line in stub_raise_lines(cell.source))
         try:
             exec(code, namespace)  # noqa: S102 - running student code is the point
-        except NotImplementedError:
+        except NotImplementedError as error:
+            if not raised_by_stub(error, report.stub_raises):
+                report.add_problem(messages.text("load.cell_raised", cell=cell.number,
+                                                 error_type="NotImplementedError", error=first_line(error)))
+                continue
             report.not_implemented_cells.append(cell.number)
             report.notes.append(messages.text("load.cell_not_implemented", cell=cell.number))
         except SystemExit as error:
@@ -77,6 +88,17 @@ def execute_cells(cells: tuple[CodeCell, ...], namespace: dict, skip: frozenset[
                 )
             )
     return report
+
+
+def raised_by_stub(error: BaseException, stub_raises: AbstractSet[tuple[str, int]]) -> bool:
+    """Whether `error` was raised by a released stub's own `raise` (its innermost frame is one of `stub_raises`)."""
+    innermost = error.__traceback__
+    while innermost is not None and innermost.tb_next is not None:
+        innermost = innermost.tb_next
+    if innermost is None:
+        return False
+    code, line = innermost.tb_frame.f_code, innermost.tb_lineno
+    return (code.co_filename, line) in stub_raises or raise_is_stub_body(code, line)
 
 
 def first_line(error: BaseException, limit: int = 300) -> str:

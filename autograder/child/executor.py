@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import traceback
-from typing import Any, Callable
+from typing import AbstractSet, Any, Callable
 
 import numpy as np
 
-from autograder.child.cell_execution import LoadReport
+from autograder.child.cell_execution import LoadReport, raised_by_stub
 from autograder.child.time_limits import MachineTooBusy, TimeLimitExceeded
 from autograder.protocol import requests, wire_format
 from autograder.protocol.errors import ChildError, ErrorKind
@@ -63,7 +63,7 @@ class Executor:
         except (SystemExit, KeyboardInterrupt, GeneratorExit) as error:
             return failure(ChildError(ErrorKind.EXITED, message=f"{type(error).__name__}({_message(error)})"))
         except Exception as error:
-            return failure(describe_exception(error))
+            return failure(describe_exception(error, self.load_report.stub_raises))
 
     # --- ops -----------------------------------------------------------------
 
@@ -85,6 +85,7 @@ class Executor:
 
         fn = self._function(request)
         args, kwargs = self._arguments(request, arrays)
+        args = _placed_by_rows(args, request.rows_sharded)
         mode, static_argnums, static_argnames = request.mode, request.static_argnums, request.static_argnames
         if mode == "plain":
             target = fn
@@ -114,6 +115,7 @@ class Executor:
         )
         return {
             "primitives": sorted(jaxpr_walk.primitive_names(jaxpr)),
+            "outermost": sorted(jaxpr_walk.outermost_primitive_names(jaxpr)),
             "equation_count": jaxpr_walk.equation_count(jaxpr),
             "jaxpr": str(jaxpr)[:MAX_JAXPR_TEXT],
         }
@@ -125,11 +127,14 @@ class Executor:
         fn = self._function(request)
         args, kwargs = self._arguments(request, arrays)
         static_argnums, static_argnames = request.static_argnums, request.static_argnames
-        abstract_args = [a if i in static_argnums else _abstract(a) for i, a in enumerate(args)]
+        rows = _rows_sharding() if request.rows_sharded else None
+        abstract_args = [a if i in static_argnums else _abstract(a, rows if i in request.rows_sharded else None)
+                         for i, a in enumerate(args)]
         abstract_kwargs = {k: v if k in static_argnames else _abstract(v) for k, v in kwargs.items()}
         jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
         try:
-            program = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs).serialize()
+            exported = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs)
+            program = exported.serialize(vjp_order=1 if request.with_gradient is True else 0)
         except NotImplementedError as error:  # JAX cannot export Python callbacks
             if "callback" not in str(error):
                 raise
@@ -222,46 +227,52 @@ def failure(error: ChildError) -> tuple[dict, list[np.ndarray]]:
     return {"ok": False, "error": error.to_wire()}, []
 
 
-def _abstract(value: Any):
-    """The shape and dtype of every array leaf of `value` (what a traced argument keeps)."""
+def _abstract(value: Any, sharding: Any = None):
+    """The shape and dtype of every array leaf of `value` (what a traced argument keeps), and its sharding if given."""
     import jax
 
-    return jax.tree.map(lambda leaf: jax.ShapeDtypeStruct(np.shape(leaf), jax.numpy.result_type(leaf))
+    return jax.tree.map(lambda leaf: jax.ShapeDtypeStruct(np.shape(leaf), jax.numpy.result_type(leaf),
+                                                          sharding=sharding)
                         if isinstance(leaf, (jax.Array, np.ndarray, np.generic, int, float, bool, complex)) else leaf,
                         value)
 
 
-def leaf_to_array(leaf: Any):
-    """Convert an output leaf to a plain array (or key data), or None if it is not one."""
+def _rows_sharding():
+    """Rows over "the mesh" of every device (docs/curriculum.md, 10_parallel): what a row-sharded argument gets."""
+    import jax
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    return NamedSharding(jax.make_mesh((jax.device_count(),), ("data",)), PartitionSpec("data"))
+
+
+def _placed_by_rows(args: tuple, positions: tuple[int, ...]) -> tuple:
+    """`args` with the arrays at `positions` placed by rows over the mesh, as a test's sharded input is."""
+    if not positions:
+        return args
     import jax
 
-    if type(leaf) is np.ndarray:
-        return leaf
-    if isinstance(leaf, np.generic):
-        return np.asarray(leaf)
-    if isinstance(leaf, jax.Array):
-        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
-            return np.asarray(jax.random.key_data(leaf)), str(jax.random.key_impl(leaf))
-        return np.asarray(leaf)
-    return None
+    rows = _rows_sharding()
+    return tuple(jax.device_put(a, rows) if i in positions else a for i, a in enumerate(args))
 
 
 def _encode_result(result: dict) -> tuple[dict, list[np.ndarray]]:
     if "value" not in result:
         return {"ok": True, **result}, []
     try:
-        skeleton, arrays = wire_format.encode(result["value"], leaf_to_array)
+        skeleton, arrays = wire_format.encode(result["value"], wire_format.leaf_to_array)
     except wire_format.WireFormatError as error:
         return failure(ChildError(ErrorKind.BAD_OUTPUT, message=str(error)))
     facts = {key: item for key, item in result.items() if key != "value"}
     return {"ok": True, **facts, "value_skeleton": skeleton}, arrays
 
 
-def describe_exception(error: BaseException) -> ChildError:
-    """A data-only description of a student's exception, for feedback and hints."""
+def describe_exception(error: BaseException, stub_raises: AbstractSet[tuple[str, int]] = frozenset()) -> ChildError:
+    """A data-only description of a student's exception, for feedback and hints; `stub` when a released
+    stub's `raise NotImplementedError` raised it (`stub_raises`, from the cells' parsed source)."""
     return ChildError(ErrorKind.RAISED, type=type(error).__name__,
                       mro=tuple(cls.__name__ for cls in type(error).__mro__),
-                      message=_message(error)[:MAX_MESSAGE], where=_student_location(error))
+                      message=_message(error)[:MAX_MESSAGE], where=_student_location(error),
+                      stub=isinstance(error, NotImplementedError) and raised_by_stub(error, stub_raises))
 
 
 def _message(error: BaseException) -> str:

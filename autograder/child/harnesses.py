@@ -2,7 +2,8 @@
 
 Only arrays, numbers and names cross into the student's process, so a check
 that must hand the student's function another function (a loss for
-per_example_grads), pass one dict to two calls, or run the function as the
+per_example_grads, the grader's own f for 09's functions, chosen by name),
+call the function a student's function returns (hessian(f)), pass one dict to two calls, or run the function as the
 body of a `lax.scan` asks for `<function>@<harness>`: the executor finds the
 student's `<function>` as usual and wraps it with the harness named here.
 These run next to the student's code, like the executor, and decide nothing:
@@ -80,17 +81,84 @@ def as_scan_body(running_stats_update: Callable) -> Callable:
     return call
 
 
-# harness name -> (the student's function it wraps, the wrapper)
-HARNESSES: dict[str, tuple[str, Callable[[Callable], Callable]]] = {
-    "with_loss": ("per_example_grads", with_loss),
-    "twice": ("running_stats_update", twice),
-    "as_scan_body": ("running_stats_update", as_scan_body),
+def _functions_to_differentiate() -> dict[str, Callable]:
+    """09_autodiff: the functions the grader hands to hessian, directional_derivative,
+    vector_jacobian_product and newton_minimize, by name. None of them holds an array of
+    m·n elements of its own, so one in the program is the student's."""
+    import jax
+    import jax.numpy as jnp
+
+    # scalar functions of a 1-D x (hessian)
+    def quadratic_form(x):  # 0.5 x^T A x with A[i, j] = 1 / (1 + |i - j|)
+        index = jnp.arange(x.shape[0])
+        a = 1.0 / (1.0 + jnp.abs(index[:, None] - index[None, :]).astype(x.dtype))
+        return 0.5 * x @ (a @ x)
+
+    def log_sum_exp(x):
+        return jax.nn.logsumexp(x)
+
+    def rosenbrock(x):
+        return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+    # R^n -> R^m (directional_derivative, vector_jacobian_product)
+    def sin_products(x):  # m = n - 1
+        return jnp.sin(x[1:]) * x[:-1]
+
+    def pair_tanh(x):  # n even, m = n / 2
+        return jnp.tanh(x[::2] * x[1::2]) + x[1::2]
+
+    def exp_shift(x):  # m = n - 2
+        return jnp.exp(0.3 * x[2:]) - x[:-2] ** 2
+
+    # scalar functions of a scalar, convex (newton_minimize). The constants change no derivative, but make
+    # the rounding error of finite differences in float32 (about eps * |f| / h**2) far larger than the tolerance.
+    def quartic(x):
+        return x ** 4 / 4 + x ** 2 - 3 * x + 1.0e4
+
+    def exp_pair(x):
+        return jnp.exp(0.5 * x) + jnp.exp(-x) + 5.0e3
+
+    def softplus_quadratic(x):
+        return jax.nn.softplus(x) + 0.5 * (x - 2.0) ** 2 + 8.0e3
+
+    functions = (quadratic_form, log_sum_exp, rosenbrock, sin_products, pair_tanh, exp_shift, quartic, exp_pair,
+                 softplus_quadratic)
+    return {f.__name__: f for f in functions}
+
+
+def with_f(student_function: Callable) -> Callable:
+    """student_function(FUNCTIONS[f_name], *rest), with f_name a string: the grader's own f, chosen by name."""
+    functions = _functions_to_differentiate()
+
+    def call(f_name, *rest):
+        return student_function(functions[f_name], *rest)
+
+    return call
+
+
+def returned_function(hessian: Callable) -> Callable:
+    """hessian(FUNCTIONS[f_name]) called on x: the function hessian returns, for the grader's f of that name."""
+    functions = _functions_to_differentiate()
+
+    def call(f_name, x):
+        return hessian(functions[f_name])(x)
+
+    return call
+
+
+# harness name -> (the student's functions it may wrap, the wrapper)
+HARNESSES: dict[str, tuple[frozenset[str], Callable[[Callable], Callable]]] = {
+    "with_loss": (frozenset({"per_example_grads"}), with_loss),
+    "twice": (frozenset({"running_stats_update"}), twice),
+    "as_scan_body": (frozenset({"running_stats_update"}), as_scan_body),
+    "with_f": (frozenset({"directional_derivative", "vector_jacobian_product", "newton_minimize"}), with_f),
+    "returned_function": (frozenset({"hessian"}), returned_function),
 }
 
 
 def wrap(harness: str, function: str, student_function: Callable) -> Callable:
     """`student_function` (the student's `function`) inside `harness`; KeyError for a harness it has none of."""
     wraps, build = HARNESSES[harness]
-    if wraps != function:
-        raise KeyError(f"{harness} wraps {wraps}, not {function}")
+    if function not in wraps:
+        raise KeyError(f"{harness} wraps {', '.join(sorted(wraps))}, not {function}")
     return build(student_function)

@@ -35,3 +35,24 @@ def primitive_names(jaxpr) -> set[str]:
 def equation_count(jaxpr) -> int:
     """Number of equations in `jaxpr`, sub-jaxprs included (a proxy for program size)."""
     return sum(1 for _ in equations(jaxpr))
+
+
+# Equations that only wrap another function's jaxpr: `jax.jit` inside the traced function.
+_WRAPPERS = frozenset({"pjit", "jit", "closed_call", "core_call"})
+
+
+def outermost_primitive_names(jaxpr) -> set[str]:
+    """Names of the top-level equations of `jaxpr`, looking through `jax.jit` wrappers.
+
+    What the function *is* at its top ("a custom_jvp function"), as against what it uses somewhere inside.
+    """
+    names: set[str] = set()
+    pending = [getattr(jaxpr, "jaxpr", jaxpr)]
+    while pending:
+        for eqn in pending.pop().eqns:
+            subs = list(_sub_jaxprs(eqn.params))
+            if eqn.primitive.name in _WRAPPERS and len(subs) == 1:
+                pending.append(subs[0])
+            else:
+                names.add(eqn.primitive.name)
+    return names

@@ -28,6 +28,7 @@ _SUBMISSION_NAMES = {name: name for name in ("submission.ipynb", "submission.py"
 
 def _prepare(request: requests.Load, arrays: list, snapshot: tamper.Snapshot) -> tamper.Snapshot:
     """Before any student code: write the submission, take JAX's shared programs, then install the audit hook."""
+    snapshot = _start_devices(request.cpu_devices, snapshot)
     name = _SUBMISSION_NAMES.get(request.name, "submission.py")
     with open(name, "wb") as handle:
         if arrays:
@@ -39,6 +40,25 @@ def _prepare(request: requests.Load, arrays: list, snapshot: tamper.Snapshot) ->
                  if request.compilation_cache == program_store.WRITE else ())
     audit_guard.install(os.getcwd(), audit_guard.default_readable(), audit_guard.default_hidden(), uncounted)
     return snapshot
+
+
+def _start_devices(cpu_devices: int, snapshot: tamper.Snapshot) -> tamper.Snapshot:
+    """Start JAX's backend with the grader's device count, before any student code.
+
+    The count is fixed once the backend starts, so a notebook's setup line that asks for another count
+    raises, and one that asks for the same count (`JAX_NUM_CPU_DEVICES`, set in this child's environment
+    by the parent) does nothing: the grader, not the notebook, decides how many devices there are.
+    Returns the tamper snapshot with this setting in it, so that it is not taken for the student's change.
+    """
+    if not isinstance(cpu_devices, int) or isinstance(cpu_devices, bool) or cpu_devices < 1:
+        return snapshot
+    import dataclasses
+
+    import jax
+
+    jax.config.update("jax_num_cpu_devices", cpu_devices)
+    jax.devices()
+    return dataclasses.replace(snapshot, config=dict(snapshot.config, jax_num_cpu_devices=cpu_devices))
 
 
 def load(path: str, skip: frozenset[int] = frozenset()) -> tuple[Executor | None, dict]:

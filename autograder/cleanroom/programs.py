@@ -34,6 +34,9 @@ class ProgramTable:
     def __init__(self, devices: int = 1):
         self._devices = devices
         self._loaded: collections.OrderedDict[str, Any] = collections.OrderedDict()
+        # One jit object per loaded multi-device program: jit caches its compilation by the function, and
+        # `exported.call` is a new bound method at every access.
+        self._calls: dict[str, Any] = {}
 
     def load(self, data: bytes) -> tuple[str, ProgramFacts]:
         """Deserialize and check `data`; its handle and facts. Raises ProgramRefused."""
@@ -53,27 +56,67 @@ class ProgramTable:
         self._loaded[handle] = exported
         self._loaded.move_to_end(handle)
         while len(self._loaded) > MAX_LOADED:
-            self._loaded.popitem(last=False)
+            self._calls.pop(self._loaded.popitem(last=False)[0], None)
         return handle, facts
 
-    def run(self, handle: str, args: list, kwargs: dict) -> Any:
+    def _call_of(self, handle: str, exported: Any) -> Any:
+        if exported.nr_devices <= 1:
+            return exported.call
+        if handle not in self._calls:
+            self._calls[handle] = _multi_device_call(exported)
+        return self._calls[handle]
+
+    def run(self, handle: str, args: list, kwargs: dict, gradient: bool = False) -> Any:
         """The loaded program's outputs (JAX arrays, computed) on `args` and `kwargs`, its traced arguments.
 
+        With `gradient`, instead `jax.grad` of the sum of its output with respect to its first argument,
+        computed through the derivative program serialized with it (ValueError if it has none).
         KeyError if `handle` is not loaded; anything the program raises (shapes that disagree with the
         inputs, a failed compilation) propagates.
         """
         import jax
+        import jax.numpy as jnp
 
         exported = self._loaded[handle]
         self._loaded.move_to_end(handle)
-        return jax.block_until_ready(exported.call(*[_to_jax(a) for a in args],
-                                                   **{k: _to_jax(v) for k, v in kwargs.items()}))
+        place = _placer(exported.nr_devices)
+        args, kwargs = [place(a) for a in args], {k: place(v) for k, v in kwargs.items()}
+        call = self._call_of(handle, exported)
+        if not gradient:
+            return jax.block_until_ready(call(*args, **kwargs))
+        if not exported.has_vjp() or not args:
+            raise ValueError("the program was exported without its derivative, or takes no positional argument")
+        summed = lambda first, *rest: jnp.sum(call(first, *rest, **kwargs))  # noqa: E731
+        return jax.block_until_ready(jax.grad(summed)(*args))
+
+
+def _multi_device_call(exported) -> Any:
+    """A program for several devices runs on as many of this process's devices, under jit so that XLA
+    places its results as the program says (which is what the runner then reports)."""
+    import jax
+
+    return jax.jit(exported.call)
 
 
 def _facts(exported) -> ProgramFacts:
+    """The program's facts; the custom calls of its serialized derivative program (if any) count as its own.
+
+    Structure facts come from the function's own program only: its derivative is JAX's work, not the
+    student's. But the runner runs the derivative program too (`run(..., gradient=True)`), so what it
+    refuses in one it refuses in the other. A program carries at most one level of derivative.
+    """
+    import dataclasses
+
     from autograder.cleanroom.module_walk import facts_of
 
-    return facts_of(exported)
+    facts = facts_of(exported)
+    if not exported.has_vjp():
+        return facts
+    derivative = exported.vjp()
+    if derivative.has_vjp():
+        raise ProgramRefused("unreadable", "derivative programs nested more than one level deep")
+    targets = facts.custom_call_targets | facts_of(derivative).custom_call_targets
+    return dataclasses.replace(facts, custom_call_targets=targets)
 
 
 def _refuse_what_the_grader_does_not_run(exported, facts: ProgramFacts, devices: int) -> None:
@@ -88,9 +131,24 @@ def _refuse_what_the_grader_does_not_run(exported, facts: ProgramFacts, devices:
         raise ProgramRefused("custom_call", ", ".join(sorted(facts.custom_call_targets))[:200])
 
 
-def _to_jax(value: Any) -> Any:
+def _placer(devices: int):
+    """How inputs are put on devices: on one (the default device), or replicated over the first `devices`.
+
+    A program exported for several devices says in its own input shardings how it wants them (a
+    row-sharded argument, say); jit moves replicated inputs there, so the runner needs no more than the
+    device count to run it.
+    """
     import jax
 
-    return jax.tree.map(lambda leaf: jax.device_put(leaf) if isinstance(leaf, (np.ndarray, np.generic)) else leaf,
-                        value)
+    target = None
+    if devices > 1:
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+        target = NamedSharding(Mesh(np.array(jax.devices()[:devices]), ("data",)), PartitionSpec())
+
+    def place(value: Any) -> Any:
+        return jax.tree.map(lambda leaf: jax.device_put(leaf, target)
+                            if isinstance(leaf, (np.ndarray, np.generic, jax.Array)) else leaf, value)
+
+    return place
 

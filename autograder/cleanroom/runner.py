@@ -21,9 +21,9 @@ import os
 import resource
 import signal
 
-from autograder.child.executor import leaf_to_array
 from autograder.cleanroom.programs import ProgramTable
 from autograder.protocol import framing, program_requests, wire_format
+from autograder.protocol.placements import placement_of
 from autograder.protocol.program_failures import ProgramRefused
 from autograder.protocol.requests import RequestError
 
@@ -38,6 +38,9 @@ def serve(request_fd: int, response_fd: int, devices: int = 1) -> None:
     if devices > 1:
         jax.config.update("jax_num_cpu_devices", devices)
     jax.config.update("jax_enable_compilation_cache", False)
+    # The backend starts now, while the worker is busy elsewhere (it starts runners ahead of need), not
+    # on the first program's clock.
+    jax.devices()
     table = ProgramTable(devices)
     while True:
         try:
@@ -111,16 +114,19 @@ def _run(table: ProgramTable, request: program_requests.RunProgram, arrays: list
     if not isinstance(inputs, dict):
         return {"ok": False, "error": {"type": "BadRequest", "message": "inputs must be {args, kwargs}"}}, []
     try:
-        out = table.run(request.handle, list(inputs.get("args", ())), dict(inputs.get("kwargs", {})))
+        out = table.run(request.handle, list(inputs.get("args", ())), dict(inputs.get("kwargs", {})),
+                        gradient=request.gradient is True)
     except KeyError:
         return {"ok": False, "error": {"type": "UnknownHandle", "message": "the program is not loaded"}}, []
     except Exception as error:  # the program's own failure (shapes that disagree, a failed compile): data
         return {"ok": False, "error": {"type": type(error).__name__, "message": _first_line(error)}}, []
     try:
-        skeleton, out_arrays = wire_format.encode(out, leaf_to_array)
+        skeleton, out_arrays = wire_format.encode(out, wire_format.leaf_to_array)
     except wire_format.WireFormatError as error:
         return {"ok": False, "error": {"type": "BadOutput", "message": str(error)[:300]}}, []
-    return {"ok": True, "value_skeleton": skeleton}, out_arrays
+    # Where each result leaf lives on this process's devices: facts for sharding checks (protocol.placements).
+    placements = [placement_of(leaf).to_wire() for leaf in jax.tree.leaves(out) if isinstance(leaf, jax.Array)]
+    return {"ok": True, "value_skeleton": skeleton, "placements": placements}, out_arrays
 
 
 def _cpu_used() -> float:

@@ -41,7 +41,13 @@ from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, WorkerSto
 from autograder.grading_config import GradingConfig
 from autograder.load import submission_choice
 from autograder.load.submission_choice import FileChoice, Found
-from autograder.load.submission_identity import GRADESCOPE_METADATA, Identity, identify_all
+from autograder.load.submission_identity import (
+    EMPTY_FOLDER_STAND_IN,
+    GRADESCOPE_METADATA,
+    Identity,
+    empty_entries,
+    identify_all,
+)
 from autograder.reports import class_report, grades_csv, gradescope_json, junit_xml
 from autograder.reports.out_dir import OutDir, safe_component
 
@@ -103,6 +109,9 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = (),
             others.extend((file, path) for file in files if _is_handed_in(file, path) and _is_file(file))
         else:
             found.append((path, path.parent))
+    # A student entry holding nothing at all still gets a row (a zero that says the folder is empty).
+    others.extend((folder / EMPTY_FOLDER_STAND_IN, root) for folder, root in
+                  empty_entries([p for p in paths if _is_dir(p)], [f for f, _ in found + others], assignments))
     unique = []
     for file, root in found:  # the same file given twice is graded once
         key = os.path.abspath(file)
@@ -268,8 +277,10 @@ def _class_report(results: list[dict], out: OutDir) -> class_report.ClassReport:
         return class_report.build(results)
 
 
-def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int,
-               assignment: str | None, resume: bool, sandbox: str, stream) -> None:
+def _to_grade(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, assignment: str | None,
+              resume: bool, sandbox: str, stream) -> list[tuple[BatchItem, str | None]]:
+    """The submissions a worker must grade, with their content digests; the rest get their result here
+    (an entry with no notebook) or keep it (`resume`: a finished result of the same file and settings)."""
     todo, reused = [], 0
     for item in items:
         if item.no_notebook:  # nothing to grade: its zero is written here, never by a worker
@@ -286,6 +297,12 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
         todo.append((item, digest))
     if resume:
         print(messages.text("batch.resume_reused", count=reused), file=stream)
+    return todo
+
+
+def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int,
+               assignment: str | None, resume: bool, sandbox: str, stream) -> None:
+    todo = _to_grade(items, out, config, seed, assignment, resume, sandbox, stream)
     if not todo:
         return
     programs = Path(tempfile.mkdtemp(prefix="autograder-programs-"))  # the workers' shared_programs store
@@ -310,7 +327,8 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
             pending.put(entry)
         progress = Progress(len(todo), stream)
         pool = ThreadPoolExecutor(max_workers=workers)
-        for done in [pool.submit(_drain, pending, handle, out, config, seed, assignment, progress)
+        regraded: set[str] = set()
+        for done in [pool.submit(_drain, pending, handle, out, config, seed, assignment, progress, regraded)
                      for handle in handles]:
             done.result()
     except BaseException:
@@ -339,8 +357,8 @@ def _no_notebook_result(item: BatchItem, config: GradingConfig, seed: int, assig
 
 
 def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, config: GradingConfig, seed: int,
-           assignment: str | None, progress: Progress) -> None:
-    """One worker's share: grade submissions from `pending` until none is left."""
+           assignment: str | None, progress: Progress, regraded: set[str]) -> None:
+    """One worker's share: grade submissions from `pending` until none is left (`regraded`: see _regrade_later)."""
     try:
         while True:
             try:
@@ -358,11 +376,25 @@ def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, config
                 return  # the batch is ending: this submission keeps its placeholder
             except WorkerFailed as failure:
                 _write_quietly(_crashed(item, config, seed, assignment, str(failure)), item, out)
-            progress.finished(finished_from(item.name, item.student, _read_back(item, out, config, seed, assignment)))
+            result = _read_back(item, out, config, seed, assignment)
+            if _regrade_later(result, item, regraded):
+                pending.put((item, digest))  # behind every other submission: the machine may be less busy then
+                continue
+            progress.finished(finished_from(item.name, item.student, result))
     finally:
         # Closed by this thread, which may have started it: a worker dies with the thread that started it
         # (worker_handle.die_with_parent), and the pool's threads end only after their drains.
         worker.close()
+
+
+def _regrade_later(result: dict, item: BatchItem, regraded: set[str]) -> bool:
+    """Whether to grade `item` once more at the end of the batch: the machine was too busy for it
+    ("grader_error": a wall-clock backstop ran out twice with CPU time left), and it was not regraded yet.
+    A second such result stands, under "needs a look"; `--resume` grades it again."""
+    if result.get("extra_data", {}).get("problem") != "grader_error" or item.name in regraded:
+        return False
+    regraded.add(item.name)  # one thread per worker: a set's add is atomic under the GIL
+    return True
 
 
 def _interrupt_on_sigterm() -> Callable[[], None]:
@@ -435,6 +467,8 @@ def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, config: 
         extra = gradescope_json.read(out, item.name).get("extra_data", {})
     except (OSError, ValueError):
         extra = {}
+    if extra.get("problem") == "grader_error":
+        return messages.text("batch.resume_reason.grader_error")
     if extra.get("finished") is not True:
         return messages.text("batch.resume_reason.no_result")
     if extra.get("student") != item.student:

@@ -39,11 +39,11 @@ from autograder import grading_config
 from autograder.grade import worker_handle
 from autograder.protocol.limits import ChildLimits
 from autograder.sandbox import compilation_cache
-from autograder.sandbox.program_runner import ConfinedProgramRunner
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
 if TYPE_CHECKING:
     from autograder.grade.pipeline import WorkerResources
+    from autograder.sandbox.program_runner import ConfinedProgramRunner
 
 WORKER_MEMORY_BYTES = 8 << 30
 
@@ -91,10 +91,14 @@ class _Worker:
         self._backend = args.sandbox  # "os" or "process", as pipeline.SANDBOX_MODES names them
         self._zygote: Zygote | None = None
         self._zygote_failed = False
-        # The clean room for the programs children export: forked from the zygote at the first program.
-        self._program_runner = ConfinedProgramRunner(self._backend, limits=ChildLimits.from_config(config.sandbox),
+        self._program_runner: ConfinedProgramRunner  # made just below, once the zygote has started
+        self._renew_zygote()  # first: it imports JAX while this process does the same (numpy included)
+        from autograder.sandbox.program_runner import ConfinedProgramRunner
+
+        # The clean room for the programs children export: forked from the zygote (see serve).
+        self._program_runner = ConfinedProgramRunner(self._backend, zygote=self._zygote,
+                                                     limits=ChildLimits.from_config(config.sandbox),
                                                      busy_factor=config.limits.busy_factor)
-        self._renew_zygote()  # first: it imports JAX while this process does the same
         from autograder.check import runner
         from autograder.sandbox import shared_programs
 
@@ -106,6 +110,7 @@ class _Worker:
 
     def serve(self, run_checks) -> None:
         self._run_checks = run_checks
+        self._program_runner.start_ahead()  # its start overlaps the first child's, not the first program's
         self._send({"ready": True, "pid": os.getpid()})
         for line in sys.__stdin__ or ():  # pytest replaces sys.stdin while it captures
             if not self._grade(json.loads(line), run_checks):
@@ -160,7 +165,8 @@ class _Worker:
         from autograder.load.submission_source import read
         from autograder.sandbox import shared_programs
 
-        solution = grading_config.REPO_ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        # solutions/ beside grading.toml: the repository, or the course directory of a kit installed with pip.
+        solution = self.config.source.parent / "solutions" / assignment / f"{assignment}.ipynb"
         defined = shared_programs.defined_names([cell.source for cell in read(solution).cells])  # no solution: raises
         functions = set(list(self.config.functions(assignment))[part::parts]) if parts > 1 else None
         if functions == set():
@@ -196,7 +202,9 @@ class _Worker:
                 return
         try:
             self._zygote = Zygote(mode=self.args.sandbox, programs=self.args.programs_dir)
-            self._program_runner.zygote = self._zygote
+            runner = getattr(self, "_program_runner", None)  # None while the first zygote starts
+            if runner is not None:
+                runner.zygote = self._zygote
         except (OSError, ZygoteUnavailable) as error:
             print(f"autograder: the zygote could not start ({error}); each submission will start its own",
                   file=sys.__stderr__)

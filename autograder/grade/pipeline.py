@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, AbstractSet, Callable
 
 from autograder.catalog import messages
+from autograder.check.gated_checks import mark_not_checked
 from autograder.check.pytest_plugin import CheckOutcome
 from autograder.check.results import CheckResult, SubmissionResult
 from autograder.check.runner import run_checks
 from autograder.check.said_once import say_each_thing_once
 from autograder.check.submission import Submission
+from autograder.grade.device_runs import DeviceRun, merged_outcomes
 from autograder.grade.unfinished_results import unreadable_result
 from autograder.grading_config import GradingConfig
 from autograder.load import example_cells
@@ -106,39 +108,57 @@ def _grade_source(source, path: Path, name: str, assignment: str, config: Gradin
     mismatch = assignment_mismatch(source, assignment, options.assignment, config.assignments)
     skip = example_cells.cells_to_skip_in(assignment, source.cells, config)
     if options.sandbox in ("os", "process"):
-        transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
-                                     mode=options.sandbox, zygote=worker.zygote, skip_cells=skip,
-                                     programs=worker.programs.for_assignment(assignment) if worker.programs else None,
-                                     write_programs_to=worker.write_programs_to)
-        runner = worker.program_runner or _own_runner(options.sandbox, config)
-        too_busy_before = runner.too_busy
-        try:
-            report = transport.start()
-            if runner is not worker.program_runner:
-                runner.zygote = transport.zygote  # fork the runner where the child came from
-            outcomes = worker.run_suite(assignment, Submission(transport, report.notes, programs=runner),
-                                        options.seed, options.functions)
-            printed = transport.captured_output()
-            # The machine too busy twice for one of its programs: the grader's problem, and a look at it.
-            problem = transport.load_problem or ("grader_error" if runner.too_busy > too_busy_before else None)
-        finally:
-            transport.close()
-            if runner is not worker.program_runner:
-                runner.close()
-            worker.child_peak_rss_kb = max(worker.child_peak_rss_kb, transport.child_maxrss_kb)
+        runs, notes, printed, problem = [], [], "", None
+        for devices in config.device_counts(assignment) or (0,):
+            run, run_report, run_printed, run_problem = _grade_in_sandbox(path, assignment, config, options, worker,
+                                                                          skip, devices)
+            runs.append(run)
+            # The first grading's output is the submission's; a later one adds only its new notes and problem.
+            notes += [note for note in run_report.notes if note not in notes]
+            printed, problem = printed or run_printed, problem or run_problem
+        outcomes = merged_outcomes(runs)
     else:
         namespace, report = load_namespace(source, config.limits.load_seconds, skip, config.limits.busy_factor)
         in_process = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds,
                                         config.limits.busy_factor)
         outcomes = worker.run_suite(assignment, Submission(in_process, report.notes), options.seed,
                                     options.functions)
-        printed, problem = "", None
+        notes, printed, problem = list(report.notes), "", None
     return SubmissionResult(
         name=name, path=str(path), assignment=assignment, seed=options.seed,
         checks=score_outcomes(outcomes, assignment, config),
-        notes=[mismatch, *report.notes] if mismatch else list(report.notes), printed_output=printed,
+        notes=[mismatch, *notes] if mismatch else notes, printed_output=printed,
         problem=problem, assignment_mismatch=mismatch, language=messages.language(),
     )
+
+
+def _grade_in_sandbox(path: Path, assignment: str, config: GradingConfig, options: GradingOptions,
+                      worker: WorkerResources, skip: frozenset[int], devices: int):
+    """One grading in a sandbox child and the clean-room runner, both with `devices` CPU devices (0: JAX's
+    default); its DeviceRun, load report, captured output and problem (None when there was none)."""
+    transport = SandboxTransport(path, config.limits, child_limits=ChildLimits.from_config(config.sandbox),
+                                 mode=options.sandbox, zygote=worker.zygote, skip_cells=skip,
+                                 programs=worker.programs.for_assignment(assignment) if worker.programs else None,
+                                 write_programs_to=worker.write_programs_to, cpu_devices=devices)
+    runner = worker.program_runner or _own_runner(options.sandbox, config)
+    runner.use_devices(max(devices, 1))
+    too_busy_before = runner.too_busy
+    try:
+        report = transport.start()
+        if runner is not worker.program_runner:
+            runner.zygote = transport.zygote  # fork the runner where the child came from
+        outcomes = worker.run_suite(assignment, Submission(transport, report.notes, programs=runner,
+                                                           devices=max(devices, 1)),
+                                    options.seed, options.functions)
+        printed = transport.captured_output()
+        # The machine too busy twice for one of its programs: the grader's problem, and a look at it.
+        problem = transport.load_problem or ("grader_error" if runner.too_busy > too_busy_before else None)
+    finally:
+        transport.close()
+        if runner is not worker.program_runner:
+            runner.close()
+        worker.child_peak_rss_kb = max(worker.child_peak_rss_kb, transport.child_maxrss_kb)
+    return DeviceRun(max(devices, 1), outcomes), report, printed, problem
 
 
 def _own_runner(sandbox: str, config: GradingConfig) -> ConfinedProgramRunner:
@@ -169,12 +189,13 @@ def assignment_mismatch(source, assignment: str, override: str | None, known: li
 
 
 def score_outcomes(outcomes: list[CheckOutcome], assignment: str, config: GradingConfig) -> list[CheckResult]:
-    """Points from grading.toml: all of a check's points if it passed, else none; each hint said once."""
+    """Points from grading.toml: all of a check's points if it passed, else none; a property check that
+    wrong values kept from its property marked not checked; each hint said once."""
     checks = []
     for outcome in outcomes:
         points = config.points_for(assignment, outcome.function, outcome.prop)
         checks.append(CheckResult(outcome.function, outcome.prop, points if outcome.passed else 0.0,
                                   points, outcome.passed, outcome.feedback))
-    return say_each_thing_once(checks)
+    return say_each_thing_once(mark_not_checked(checks, outcomes))
 
 

@@ -2,7 +2,7 @@
 
 A class too large for one machine is graded as N shards (a CI matrix, a
 Slurm job array), each an ordinary `autograder grade` of the same PATHS
-with `--shard K/N`, K from 0 to N-1; `autograder merge` (reports/merge.py)
+with `--shard K/N`, K from 0 to N-1; `autograder merge` (grade/merge.py)
 then combines their out dirs into what one run would have written.
 
 So that the merge equals one run:

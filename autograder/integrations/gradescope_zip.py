@@ -1,4 +1,4 @@
-"""Gradescope's autograder zip for one assignment, and what its run_autograder runs.
+"""Gradescope's autograder zip for one assignment: building it, and the command its run_autograder calls.
 
 Gradescope builds a Docker image (Ubuntu, root) from the zip an instructor
 uploads: it unpacks the zip into /autograder/source, runs `setup.sh` once,
@@ -30,11 +30,10 @@ compiled programs, which for a single submission per container costs a
 second grading instead of saving one, and is skipped when there is no
 solution), no tests, no examples, no student data.
 
-Testing hooks (for the kit's tests and for trying a zip on any Linux machine):
-- AUTOGRADER_GRADESCOPE_ROOT replaces /autograder in setup.sh and run_autograder;
-- AUTOGRADER_GRADESCOPE_PYTHON is the Python that run_autograder uses instead
-  of the one setup.sh installed (a Python with the kit installed; setup.sh
-  need not have run).
+The scripts' text is in gradescope_scripts (with its testing hooks,
+AUTOGRADER_GRADESCOPE_ROOT and AUTOGRADER_GRADESCOPE_PYTHON), and what
+run_autograder runs in gradescope_run; `python -m
+autograder.integrations.gradescope_zip run` is how run_autograder calls it.
 """
 
 from __future__ import annotations
@@ -42,28 +41,24 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.metadata
-import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 from pathlib import Path
+from typing import BinaryIO
 
-ROOT_VARIABLE = "AUTOGRADER_GRADESCOPE_ROOT"
-PYTHON_VARIABLE = "AUTOGRADER_GRADESCOPE_PYTHON"
-DEFAULT_ROOT = "/autograder"
+from autograder.integrations.atomic_file import replace_atomically
+from autograder.integrations.gradescope_run import run
+from autograder.integrations.gradescope_scripts import DEFAULT_ROOT, ROOT_VARIABLE, run_script, setup_script
+
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 SANDBOXES = ("os", "process")
-# Time for Python, JAX and pytest to start and for the worker's own steps, on top of the submission's limit.
-START_MARGIN_SECONDS = 180
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 # What goes into the wheel: the package and what pyproject.toml needs to build it.
 _WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE.md", "LICENSE.txt")
 
@@ -212,330 +207,17 @@ def pinned_requirements(repo_root: Path) -> list[str]:
     return [f"{name}=={version}" for name, version in sorted(pins.items())]
 
 
-def setup_script(assignment: str, wheel: str, pins: list[str], has_released: bool) -> str:
-    """setup.sh: run once, as root, when Gradescope builds the autograder's image."""
-    released = (f'''
-# The released notebook where the kit looks for it: the grader then skips the
-# notebook's unchanged example cells, which change no grade and cost compile time.
-released="$("$VENV/bin/python" -c 'from autograder.load import example_cells; print(example_cells.ASSIGNMENTS)')"
-mkdir -p "$released/{assignment}"
-cp "$SOURCE/assignments/{assignment}/{assignment}.ipynb" "$released/{assignment}/"
-
-# Compile the suite's reference programs once, into this image's JAX cache, by
-# grading the released notebook (kit code only, so without the OS sandbox).
-"$VENV/bin/python" -m autograder --config "$SOURCE/grading.toml" grade \\
-    "$SOURCE/assignments/{assignment}/{assignment}.ipynb" --out "$(mktemp -d)" --jobs 1 \\
-    --assignment {assignment} --sandbox process >/dev/null 2>&1 || true
-''' if has_released else "")
-    pin_lines = "\n".join(pins)
-    return f'''#!/usr/bin/env bash
-# Gradescope runs this once, as root, when it builds the autograder image for
-# {assignment}. It installs the OS sandbox's tools (bubblewrap, libseccomp),
-# Python 3.11, and the kit with every package at the version it was tested with.
-set -euo pipefail
-ROOT="${{{ROOT_VARIABLE}:-{DEFAULT_ROOT}}}"
-SOURCE="$ROOT/source"
-VENV="$SOURCE/venv"
-export DEBIAN_FRONTEND=noninteractive
-
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends bubblewrap libseccomp2 ca-certificates
-
-have_python311() {{
-  command -v python3.11 >/dev/null 2>&1 &&
-    python3.11 -c 'import sys, ensurepip, venv; assert sys.version_info[:2] == (3, 11)' >/dev/null 2>&1
-}}
-if ! have_python311; then
-  if grep -qi '^ID=ubuntu' /etc/os-release 2>/dev/null; then
-    apt-get install -y -qq --no-install-recommends software-properties-common gpg-agent
-    add-apt-repository -y ppa:deadsnakes/ppa
-    apt-get update -qq
-  fi
-  apt-get install -y -qq --no-install-recommends python3.11 python3.11-venv
-fi
-have_python311 || {{ echo "setup.sh: could not install Python 3.11 with ensurepip and venv" >&2; exit 1; }}
-
-python3.11 -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-
-# Every package at the version the zip was built with (the kit's pins from
-# pyproject.toml, and the versions of their dependencies the kit was tested with).
-cat > "$SOURCE/constraints.txt" <<'PINS'
-{pin_lines}
-PINS
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \\
-    --constraint "$SOURCE/constraints.txt" "$SOURCE/{wheel}"
-"$VENV/bin/python" -c "from autograder import grading_config; grading_config.load('$SOURCE/grading.toml')"
-{released}
-# Say in the build log whether the OS sandbox works here. The image build may not
-# allow what a grading container allows, so this only informs.
-if "$VENV/bin/python" -c 'from autograder.sandbox import os_isolation; os_isolation.check_available()'; then
-  echo "setup.sh: the OS sandbox works in this image."
-else
-  echo "setup.sh: the OS sandbox did not start during the image build (see above)."
-fi
-chmod +x "$ROOT/run_autograder" "$SOURCE/run_autograder" 2>/dev/null || true
-'''
-
-
-def run_script(assignment: str, sandbox: str, visibility: str, stdout_visibility: str) -> str:
-    """run_autograder: grade $ROOT/submission into $ROOT/results/results.json, whatever happens."""
-    return f'''#!/usr/bin/env bash
-# Gradescope runs this for every submission of {assignment}, from /autograder.
-# It grades the notebook in $ROOT/submission/ and writes $ROOT/results/results.json,
-# in every case (a zero with the reason when grading fails).
-# Testing hooks: {ROOT_VARIABLE} replaces /autograder; {PYTHON_VARIABLE} is a
-# Python with the kit installed, used instead of the one setup.sh installed.
-set -u
-ROOT="${{{ROOT_VARIABLE}:-{DEFAULT_ROOT}}}"
-SOURCE="$ROOT/source"
-PYTHON="${{{PYTHON_VARIABLE}:-$SOURCE/venv/bin/python}}"
-RESULTS="$ROOT/results/results.json"
-mkdir -p "$ROOT/results"
-rm -f "$RESULTS"
-
-"$PYTHON" -m autograder.integrations.gradescope_zip run --root "$ROOT" --assignment {assignment} \\
-    --config "$SOURCE/grading.toml" --sandbox {sandbox} \\
-    --visibility {visibility} --stdout-visibility {stdout_visibility}
-status=$?
-
-if [ ! -s "$RESULTS" ]; then
-  # Python could not start or stopped before writing anything: a zero that says so.
-  printf '%s\\n' '{{"score": 0.0, "output": "The autograder could not run, so this submission was not graded and scores 0. This is not your fault: course staff can see what happened in the autograder output.", "output_format": "text", "visibility": "{visibility}", "stdout_visibility": "{stdout_visibility}", "tests": [], "extra_data": {{"assignment": "{assignment}", "problem": "grader_error"}}}}' > "$RESULTS"
-  echo "run_autograder: $PYTHON exited with status $status without writing $RESULTS; wrote a zero." >&2
-fi
-exit 0
-'''
-
-
 def _write_zip(path: Path, files: list[tuple[str, bytes, int]]) -> None:
+    def write(handle: BinaryIO) -> None:
+        with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data, mode in files:
+                info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+                info.external_attr = (0o100000 | mode) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, data)
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = _temporary_beside(path)
-    try:
-        with os.fdopen(os.open(temporary, _CREATE, 0o644), "wb") as handle:
-            with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                for name, data, mode in files:
-                    info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
-                    info.external_attr = (0o100000 | mode) << 16
-                    info.compress_type = zipfile.ZIP_DEFLATED
-                    archive.writestr(info, data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        _unlink_quietly(temporary)
-        raise
-
-
-# --- what run_autograder runs ---------------------------------------------------
-
-def run(root: Path, assignment: str, config_path: Path, *, sandbox: str = "os", python: str = sys.executable,
-        visibility: str = "visible", stdout_visibility: str = "hidden") -> dict:
-    """Grade the submission in `<root>/submission/` and write `<root>/results/results.json`; returns what it wrote.
-
-    A zero that says grading did not finish is written first, so a run that
-    Gradescope stops at its time limit still leaves a results.json.
-    """
-    started = time.monotonic()
-    root = Path(root)
-    settings = {"visibility": visibility, "stdout_visibility": stdout_visibility}
-    config = _load_config(config_path)
-    _write_results(root, failure_result(
-        "Grading did not finish: the autograder stopped before the end (Gradescope's time limit, or a crash). "
-        "This submission scores 0 until it is graded again; tell course staff.", assignment, config, **settings))
-    submission = find_submission(root / "submission", assignment)
-    if isinstance(submission, str):
-        data = failure_result(submission, assignment, config, problem="no_submission", **settings)
-        _write_results(root, data)
-        return data
-    limit = (config.limits.submission_seconds if config else 240.0) + START_MARGIN_SECONDS
-    with tempfile.TemporaryDirectory(prefix="autograder-gradescope-out-") as out:
-        command = [python, "-m", "autograder", "--config", str(config_path), "grade", str(submission),
-                   "--out", out, "--jobs", "1", "--assignment", assignment, "--sandbox", sandbox]
-        print("run_autograder: " + " ".join(command), flush=True)
-        try:
-            completed = subprocess.run(command, capture_output=True, text=True, timeout=limit)
-            stdout, stderr, code = completed.stdout, completed.stderr, completed.returncode
-            reason = _last_line(stderr) or f"`autograder grade` exited with status {code}"
-        except subprocess.TimeoutExpired as expired:
-            stdout, stderr, code = _text(expired.stdout), _text(expired.stderr), None
-            reason = f"grading did not finish within {limit:g} s"
-        except OSError as error:
-            stdout, stderr, code = "", str(error), None
-            reason = f"{python} could not be started: {error.strerror or error}"
-        sys.stdout.write(stdout)
-        sys.stderr.write(stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        graded = _read_single_result(Path(out))
-    if code == 0 and graded is not None:
-        data = to_gradescope(graded, execution_time=time.monotonic() - started, **settings)
-        data = _with_ignored_files(data, root / "submission", submission, assignment)
-    else:
-        if code == 0:
-            reason = "`autograder grade` finished but wrote no result"
-        data = failure_result(f"The autograder could not grade this submission ({reason}), so it scores 0. "
-                              "This is not your fault: tell course staff.", assignment, config, **settings)
-    _write_results(root, data)
-    return data
-
-
-def find_submission(directory: Path, assignment: str) -> Path | str:
-    """The one notebook (or .py file) in `directory` to grade, or a sentence for the student saying what is wrong.
-
-    Only regular files count (no symbolic links), outside hidden folders and
-    files (macOS's `._` files, `.ipynb_checkpoints`, `__MACOSX`). Notebooks
-    come first; among several, the batch's rule (load/submission_choice): the
-    notebook whose metadata names the assignment, then `<assignment>.ipynb`,
-    then the newest. `run` tells the student which files were not graded.
-    """
-    found = _gradable_files(directory)
-    candidates = found[".ipynb"] or found[".py"]
-    if not candidates:
-        return f"Your submission has no notebook: submit your notebook, {assignment}.ipynb."
-    from autograder.load.submission_choice import choose_in_folder
-
-    return choose_in_folder(candidates, assignment)[0]
-
-
-def _gradable_files(directory: Path) -> dict[str, list[Path]]:
-    """The notebooks and .py files in `directory` that `find_submission` considers, by suffix."""
-    found: dict[str, list[Path]] = {".ipynb": [], ".py": []}
-    if directory.is_dir() and not directory.is_symlink():
-        for folder, subfolders, names in os.walk(directory):
-            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != "__MACOSX")
-            for name in sorted(names):
-                suffix = Path(name).suffix.lower()
-                path = Path(folder) / name
-                if suffix in found and not name.startswith(".") and path.is_file() and not path.is_symlink():
-                    found[suffix].append(path)
-    return found
-
-
-def _with_ignored_files(data: dict, directory: Path, graded: Path, assignment: str) -> dict:
-    """`data` with a note naming the files of the submission that were not graded, if any (the student reads it)."""
-    from autograder.load.submission_choice import ignored_note
-
-    found = _gradable_files(directory)
-    ignored = [path for path in found[".ipynb"] + found[".py"] if path != graded]
-    if ignored:
-        note = ignored_note(graded, ignored, directory, assignment)
-        data["output"] = "\n".join(part for part in (data.get("output") or "", note) if part)
-        data.setdefault("extra_data", {})["ignored_files"] = [str(p.relative_to(directory)) for p in ignored]
-    return data
-
-
-def to_gradescope(result: dict, *, visibility: str = "visible", stdout_visibility: str = "hidden",
-                  execution_time: float | None = None) -> dict:
-    """A results.json from `autograder grade` in the form Gradescope reads, with its display settings."""
-    tests = []
-    for test in result.get("tests", []):
-        tests.append({
-            "name": test.get("name", "check"),
-            "score": test.get("score", 0),
-            "max_score": test.get("max_score", 0),
-            "status": test.get("status", "failed"),
-            "output": test.get("output", ""),
-            "output_format": "text",
-        })
-    data = {
-        "score": result.get("score", 0),
-        "output": result.get("output", ""),
-        "output_format": "text",
-        "visibility": visibility,
-        "stdout_visibility": stdout_visibility,
-        "tests": tests,
-        "extra_data": result.get("extra_data", {}),
-    }
-    if execution_time is not None:
-        data["execution_time"] = max(0, round(execution_time))
-    return data
-
-
-def failure_result(reason: str, assignment: str | None, config=None, *, problem: str = "grader_error",
-                   visibility: str = "visible", stdout_visibility: str = "hidden") -> dict:
-    """A results.json that scores 0 and says why: every check of the assignment at zero with `reason`."""
-    tests = []
-    max_score = 0.0
-    if config is not None and assignment in getattr(config, "assignments", []):
-        for function, properties in config.points[assignment].items():
-            for prop, points in properties.items():
-                tests.append({"name": f"{function}: {prop}", "score": 0.0, "max_score": points, "status": "failed",
-                              "output": reason, "output_format": "text"})
-        max_score = config.assignment_total(assignment)
-    return {
-        "score": 0.0,
-        "output": reason,
-        "output_format": "text",
-        "visibility": visibility,
-        "stdout_visibility": stdout_visibility,
-        "tests": tests,
-        "extra_data": {"assignment": assignment, "max_score": max_score, "problem": problem},
-    }
-
-
-def _load_config(path: Path):
-    try:
-        from autograder import grading_config
-
-        return grading_config.load(path)
-    except Exception as error:  # still write a result; the reason goes to the autograder's output
-        print(f"run_autograder: could not read {path}: {error}", file=sys.stderr)
-        return None
-
-
-def _read_single_result(out: Path) -> dict | None:
-    found = sorted(out.glob("*/results.json"))
-    if len(found) != 1:
-        return None
-    try:
-        from autograder.load import bounded_json
-        from autograder.reports.out_dir import MAX_READ_BYTES
-
-        data = bounded_json.read(found[0], max_bytes=MAX_READ_BYTES)
-    except (OSError, ValueError):  # bounded_json's limits are ValueErrors too
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("tests", []), list) else None
-
-
-def _write_results(root: Path, data: dict) -> None:
-    directory = root / "results"
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "results.json"
-    temporary = _temporary_beside(path)
-    try:
-        with os.fdopen(os.open(temporary, _CREATE, 0o644), "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        _unlink_quietly(temporary)
-        raise
-
-
-def _temporary_beside(path: Path) -> Path:
-    return path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _text(value) -> str:
-    if value is None:
-        return ""
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    line = lines[-1] if lines else ""
-    return line[:500]
+    replace_atomically(path, write)
 
 
 # --- command line ------------------------------------------------------------------
@@ -577,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(made.summary())
     return 0
+
 
 
 if __name__ == "__main__":

@@ -175,6 +175,9 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
     if seed in config.seed_policy.values():
         raise recording.RecordingError(f"grading.toml's [seeds] uses {seed}, the student package's public seed")
     for assignment in names:
+        if config.device_counts(assignment):
+            _record_with_devices(assignment, config, data_dir, seed, root, max(config.device_counts(assignment)))
+            continue
         record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root), seed)
         recorded.write(data_dir, assignment, record, arrays)
     recorded.write_index(data_dir, {
@@ -184,6 +187,33 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
                    "call_seconds": config.limits.call_seconds},
     })
     return names
+
+
+def _record_with_devices(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path,
+                         devices: int) -> None:
+    """Record `assignment` in a fresh process whose JAX has `devices` CPU devices (this one's count is fixed
+    once its backend starts): the checks size their inputs by the device count, and the student's notebook
+    asks for the largest count the grader uses, so the recorded inputs fit the student's own process."""
+    code = ("import sys; from pathlib import Path; from autograder import grading_config; "
+            "from autograder.integrations.release import record_one; "
+            "record_one(sys.argv[1], grading_config.load(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), "
+            "Path(sys.argv[5]))")
+    environment = dict(os.environ, JAX_NUM_CPU_DEVICES=str(devices), JAX_PLATFORMS="cpu")
+    completed = subprocess.run([sys.executable, "-c", code, assignment, str(config.source), str(data_dir), str(seed),
+                                str(root)], env=environment, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        from autograder.student import recording
+
+        raise recording.RecordingError(f"recording {assignment} with {devices} CPU devices failed:\n"
+                                       f"{completed.stderr[-3000:]}")
+
+
+def record_one(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path) -> None:
+    """Record one assignment's checks on its solution into `data_dir` (<a>.json, <a>.npz)."""
+    from autograder.student import recorded, recording
+
+    record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root), seed)
+    recorded.write(data_dir, assignment, record, arrays)
 
 
 def korean_release(assignment: str, staging: Path, root: Path = REPO_ROOT, *, source_only: bool = False,

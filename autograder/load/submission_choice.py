@@ -30,7 +30,7 @@ from typing import Iterable
 
 from autograder.catalog import messages
 from autograder.load import bounded_json
-from autograder.load.submission_identity import FILE, Identity
+from autograder.load.submission_identity import EMPTY_FOLDER_STAND_IN, FILE, Identity
 
 MAX_METADATA_READ_BYTES = 32 << 20  # as submission_source.MAX_SUBMISSION_BYTES: larger files are unreadable anyway
 MAX_FILES_LISTED = 10
@@ -156,6 +156,12 @@ def _entries_without_notebook(others: list[Found], with_notebook: dict[EntryKey,
             empty.setdefault(_entry(found.identity), []).append(found)
     chosen = []
     for files in empty.values():
+        if files[0].path.name == EMPTY_FOLDER_STAND_IN:  # submission_identity.empty_entries: nothing at all
+            folder = files[0].path.parent
+            shown = _shown(folder, files[0].root) + "/"
+            reason = messages.text("batch.no_notebook_empty", folder=shown)
+            chosen.append(Chosen(folder, files[0].root, files[0].identity, FileChoice(reason, found_instead=(shown,))))
+            continue
         names = [_shown(f.path, f.root) for f in files]
         reason = messages.text("batch.no_notebook", found=_listed(names))
         chosen.append(Chosen(files[0].path, files[0].root, files[0].identity,

@@ -88,6 +88,50 @@ def identify_all(found: list[tuple[Path, Path]], assignments: Iterable[str]) -> 
     return identities
 
 
+def empty_entries(roots: Iterable[Path], holding: Iterable[Path],
+                  assignments: Iterable[str]) -> list[tuple[Path, Path]]:
+    """(folder, root) for each student entry a root's layout names that holds none of the files in `holding`.
+
+    So a student whose folder is empty (or holds only what the layout itself
+    leaves there, like nbgrader's timestamp.txt) still gets a row. In an
+    nbgrader entry whose only content is one `<assignment>/` folder, that
+    folder is returned, so the row is filed under its assignment.
+    """
+    known = frozenset(assignments)
+    held = [os.path.abspath(path) for path in holding]
+    empty = []
+    for root in roots:
+        try:
+            for entry in entry_folders(layout_of(root, known)):
+                inside = os.path.abspath(entry) + os.sep
+                if not any(path.startswith(inside) for path in held):
+                    empty.append((_assignment_folder(entry, known), root))
+        except Exception:  # an unreadable root: its files, if any, are named one by one as before
+            continue
+    return empty
+
+
+def entry_folders(layout: RootLayout) -> list[Path]:
+    """Every student entry that the layout names at its top, empty or not (none for a flat folder or one entry)."""
+    if layout.kind == FILE or layout.single_entry:  # one entry named directly and empty: refused as a path
+        return []
+    base = layout.root.joinpath(*layout.entry_prefix)
+    names = sorted(name for name in _subfolders(base) if not name.startswith(".") and _is_entry(layout, name))
+    if layout.kind == CLASSROOM:
+        names = sorted(layout.repositories)
+    return [base / name for name in names]
+
+
+def _assignment_folder(entry: Path, known: frozenset[str]) -> Path:
+    """nbgrader's `<student>/<assignment>/` when it is the entry's only folder; else the entry itself."""
+    folders = _subfolders(entry)
+    return entry / next(iter(folders)) if len(folders) == 1 and folders <= known else entry
+
+
+# A file that does not exist, standing in an empty entry (`<folder>/<this>`): `identify` names a file's entry.
+EMPTY_FOLDER_STAND_IN = "(nothing handed in)"
+
+
 def _identify_safely(layout: RootLayout, file: Path, known: frozenset[str]) -> Identity:
     """`identify`, or the file name with a note: naming one file must not stop the batch."""
     try:

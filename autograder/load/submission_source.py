@@ -171,10 +171,11 @@ def readable_cell(number: int, source: str) -> ReadableCell:
         source.encode("utf-8")
     except UnicodeEncodeError as error:
         return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
-                                                 reason=f"character {error.start + 1} is not valid text"),))
+                                                 reason=messages.text("load.unreadable.character",
+                                                                      position=error.start + 1)),))
     if "\0" in source or len(source) > MAX_CELL_CHARACTERS:
-        reason = ("it contains a NUL character" if "\0" in source
-                  else f"it is longer than {MAX_CELL_CHARACTERS} characters")
+        reason = (messages.text("load.unreadable.nul") if "\0" in source
+                  else messages.text("load.unreadable.too_long", limit=MAX_CELL_CHARACTERS))
         return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number, reason=reason),))
     if "%" not in source and "!" not in source and "?" not in source:
         return ReadableCell(source)  # nothing IPython would transform: the common case, no parsing
@@ -182,13 +183,14 @@ def readable_cell(number: int, source: str) -> ReadableCell:
         transformed = _transformer().transform_cell(source)
     except Exception as error:  # IPython's transformer raises several types on input it cannot handle
         return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
-                                                 reason=f"IPython cannot read it: {type(error).__name__}"),))
+                                                 reason=messages.text("load.unreadable.ipython_error",
+                                                                      error_type=type(error).__name__)),))
     original, converted = source.splitlines(), transformed.splitlines()
     if converted and converted[0].lstrip().startswith("get_ipython().run_cell_magic(") and original:
         return _cell_magic(number, original)
     if len(original) != len(converted):
         return ReadableCell(None, (messages.text("load.cell_unreadable", cell=number,
-                                                 reason="IPython changes its lines in a way grading cannot follow"),))
+                                                 reason=messages.text("load.unreadable.ipython_lines")),))
     kept, notes = [], []
     for before, after in zip(original, converted, strict=False):  # IPython may add or drop lines
         if before != after and "get_ipython()" in after:

@@ -41,7 +41,8 @@ class ChildError:
 
     Only the fields of its kind are set: `type`, `mro`, `where` for RAISED;
     `changes` for TAMPERED; `type_name` for NOT_CALLABLE;
-    `not_implemented_cells`, `load_problems`, `similar` for MISSING.
+    `not_implemented_cells`, `load_problems`, `similar` for MISSING; `stub` for RAISED when the
+    released stub's own `raise NotImplementedError` raised it (decided by the child from the parsed cells).
     """
 
     kind: ErrorKind
@@ -55,6 +56,7 @@ class ChildError:
     not_implemented_cells: tuple[int, ...] = ()
     load_problems: tuple[str, ...] = ()
     similar: tuple[str, ...] = ()
+    stub: bool = False
 
     def to_wire(self) -> dict:
         """The JSON-able form sent over the pipe."""
@@ -81,12 +83,16 @@ class ChildError:
                    type_name=_text(raw.get("type_name")),
                    not_implemented_cells=tuple(n for n in _items(raw.get("not_implemented_cells"))
                                                if type(n) is int),
-                   load_problems=_texts(raw.get("load_problems")), similar=_texts(raw.get("similar")))
+                   load_problems=_texts(raw.get("load_problems")), similar=_texts(raw.get("similar")),
+                   stub=raw.get("stub") is True)
 
     @property
     def is_not_implemented(self) -> bool:
-        """The student's function still raises the stub's NotImplementedError."""
-        return self.kind is ErrorKind.RAISED and self.mro[:1] == ("NotImplementedError",)
+        """The student's function is still the released stub: its own `raise NotImplementedError` raised.
+
+        A NotImplementedError the student raises elsewhere is their error, shown with its message.
+        """
+        return self.kind is ErrorKind.RAISED and self.stub and self.mro[:1] == ("NotImplementedError",)
 
 
 class TransportFailure(Exception):

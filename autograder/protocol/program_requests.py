@@ -31,6 +31,7 @@ class RunProgram:
     handle: str
     args_skeleton: Any  # {"args": [...], "kwargs": {...}}: the traced arguments only, encoded by wire_format
     cpu_seconds: float
+    gradient: bool = False  # answer jax.grad of the output's sum with respect to the first argument instead
 
 
 ProgramRequest = Union[LoadProgram, RunProgram]

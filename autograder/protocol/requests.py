@@ -30,6 +30,8 @@ class Load:
     compilation_cache: str | None = None  # program_store.READ or WRITE, or None
     programs: str | None = None  # where the batch's shared programs appear to the child
     language: str = "en"  # the language of the notes made while loading
+    # CPU devices JAX starts with, before any student code (grading.toml [devices]); 0: JAX's default (one).
+    cpu_devices: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +62,8 @@ class Call:
     argnums: int | tuple[int, ...] = 0  # for grad_sum
     in_axes: Any = 0  # for vmap: an int, None, or one per positional argument
     key_reuse_check: bool = False
+    # Positional arguments placed by rows over "the mesh" (jax.make_mesh((d,), ("data",)), P("data")) first.
+    rows_sharded: tuple[int, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +98,11 @@ class Export:
     args_skeleton: Any
     static_argnums: tuple[int, ...] = ()
     static_argnames: tuple[str, ...] = ()
+    # Serialize the program's VJP too (jax.export's vjp_order=1), so the runner can differentiate the program
+    # the student's function lowered to, with whatever derivative rules (custom_jvp) it carries.
+    with_gradient: bool = False
+    # Positional arguments traced as placed by rows over "the mesh" (as Call's), so the program says so.
+    rows_sharded: tuple[int, ...] = ()
 
 
 Request = Union[Load, CompiledPrograms, Describe, Call, Trace, CountTraces, Export]

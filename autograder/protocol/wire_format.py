@@ -26,6 +26,22 @@ class WireFormatError(ValueError):
     """A value cannot cross the boundary; the message says which part and why."""
 
 
+def leaf_to_array(leaf: Any):
+    """A JAX or NumPy output leaf as a plain array (a typed PRNG key as its key data and implementation's name),
+    or None if it is not one: `encode`'s `to_array` for the processes that run JAX (the child, the clean room)."""
+    import jax
+
+    if type(leaf) is np.ndarray:
+        return leaf
+    if isinstance(leaf, np.generic):
+        return np.asarray(leaf)
+    if isinstance(leaf, jax.Array):
+        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            return np.asarray(jax.random.key_data(leaf)), str(jax.random.key_impl(leaf))
+        return np.asarray(leaf)
+    return None
+
+
 def encode(value: Any, to_array: Callable[[Any], np.ndarray | None]) -> tuple[Any, list[np.ndarray]]:
     """Split `value` into a JSON skeleton and its arrays.
 

@@ -14,7 +14,7 @@ import os
 import re
 
 from autograder.catalog import messages
-from autograder.check.results import SubmissionResult
+from autograder.check.results import STATUS_MARKS, SubmissionResult
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 
@@ -85,12 +85,12 @@ def _td(content: str, style: str = "", colspan: int = 1) -> str:
 
 
 def _row(check) -> str:
-    color = "#1a7f37" if check.passed else "#cf222e"
-    mark = "✓" if check.passed else "✗"
-    status = html.escape(messages.text("report.passed" if check.passed else "report.failed"))
+    color = {"passed": "#1a7f37", "not_checked": "#6e7781"}.get(check.status, "#cf222e")
+    mark = STATUS_MARKS[check.status]
+    status = html.escape(messages.text(f"report.{check.status}"))
     cells = (_td(mark, f"color:{color}")
              + _td(f"<code>{html.escape(check.function)}</code>")
-             + _td(html.escape(check.prop))
+             + _td(html.escape(check.label))
              + _td(f"{check.score:g}/{check.max_score:g}", "text-align:right")  # points: digits line up
              + _td(status, f"color:{color}"))
     row = f'<tr style="{_ROW}">{cells}</tr>'

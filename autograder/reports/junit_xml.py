@@ -14,7 +14,12 @@ the common JUnit shape:
       </testsuite>
     </testsuites>
 
-A check that did not pass is a <failure> carrying its feedback. A submission
+A check that did not pass is a <failure> carrying its feedback, except a
+property check that was not checked because the function's values are
+wrong: it is <skipped message="Not checked: ..."/>. JUnit's skipped means
+"did not run", which is what happened; the mistake that kept it from running
+is already one <failure> (the values check), so CI still fails, once per
+mistake, and test reporters show the reason beside the skipped case. A submission
 that could not be loaded, or whose grading crashed, still lists every check
 of its assignment (the grader writes them all at zero with the reason), so
 each is a failure with that reason; its `problem` is a property and the
@@ -38,7 +43,7 @@ import secrets
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from autograder.reports.result_json import mapping, mappings, number
+from autograder.reports.result_json import check_id, mapping, mappings, number, test_status
 
 SUITES_NAME = "autograder"
 MESSAGE_MAX_CHARS = 500  # the failure's message attribute: the feedback's first line, cut to this
@@ -56,7 +61,7 @@ def clean(value: object) -> str:
 def render(results: list[dict]) -> bytes:
     """The JUnit XML document (UTF-8, with an XML declaration) for these results.json dicts."""
     root = ET.Element("testsuites", {"name": SUITES_NAME})
-    totals = {"tests": 0, "failures": 0, "errors": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     seconds = 0.0
     for result in results:
         suite = _suite(result if isinstance(result, dict) else {})
@@ -123,10 +128,14 @@ def _suite(result: dict) -> ET.Element:
                         ("path", extra.get("path"))):
         if value not in (None, ""):
             ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
-    failures = 0
+    failures = skipped = 0
     for test in tests:
-        case = ET.SubElement(suite, "testcase", {"classname": classname, "name": clean(test.get("name") or "check")})
-        if not _passed(test):
+        case = ET.SubElement(suite, "testcase", {"classname": classname, "name": clean(check_id(test) or "check")})
+        status = test_status(test)
+        if status == "not_checked":
+            skipped += 1
+            ET.SubElement(case, "skipped", {"message": _first_line(clean(test.get("output") or ""))})
+        elif status == "failed":
             failures += 1
             feedback = clean(test.get("output") or "") or output or "failed"
             _failure(case, feedback, problem or "check failed")
@@ -139,25 +148,23 @@ def _suite(result: dict) -> ET.Element:
     suite.set("tests", str(max(len(tests), 1)))
     suite.set("failures", str(failures))
     suite.set("errors", "0")
-    suite.set("skipped", "0")
+    suite.set("skipped", str(skipped))
     grading = mapping(extra.get("grading"))
     suite.set("time", _seconds(number(grading.get("seconds"))))
     return suite
 
 
 def _failure(case: ET.Element, feedback: str, kind: str) -> None:
-    first_line = next((line for line in feedback.splitlines() if line.strip()), feedback)
-    if len(first_line) > MESSAGE_MAX_CHARS:
-        first_line = first_line[:MESSAGE_MAX_CHARS - 1] + "…"
-    failure = ET.SubElement(case, "failure", {"message": first_line, "type": kind})
+    failure = ET.SubElement(case, "failure", {"message": _first_line(feedback), "type": kind})
     failure.text = feedback
 
 
-def _passed(test: dict) -> bool:
-    status = test.get("status")
-    if status in ("passed", "failed"):
-        return status == "passed"
-    return number(test.get("score")) >= number(test.get("max_score"))
+def _first_line(feedback: str) -> str:
+    """The feedback's first non-blank line, cut to MESSAGE_MAX_CHARS: a message attribute."""
+    first_line = next((line for line in feedback.splitlines() if line.strip()), feedback)
+    if len(first_line) > MESSAGE_MAX_CHARS:
+        first_line = first_line[:MESSAGE_MAX_CHARS - 1] + "…"
+    return first_line
 
 
 def _seconds(value: float) -> str:

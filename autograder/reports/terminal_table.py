@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
-
 from autograder.catalog import messages
-from autograder.check.results import SubmissionResult
+from autograder.check.results import STATUS_MARKS, SubmissionResult
+from autograder.reports.display_width import display_width, fill, ljust
 
-WIDTH = 100
+WIDTH = 100  # terminal columns; a Hangul syllable takes two
 
 
 def render(result: SubmissionResult) -> str:
@@ -15,18 +14,18 @@ def render(result: SubmissionResult) -> str:
     lines = [messages.text("report.header", name=result.name, assignment=result.assignment, seed=result.seed), ""]
     if result.notes:
         lines.append(messages.text("report.notes"))
-        lines.extend(textwrap.fill(n, WIDTH, initial_indent="  - ", subsequent_indent="    ") for n in result.notes)
+        lines.extend(fill(n, WIDTH, initial_indent="  - ", subsequent_indent="    ") for n in result.notes)
         lines.append("")
     fn_width = max([len(c.function) for c in result.checks] + [8])
-    prop_width = max([len(c.prop) for c in result.checks] + [8])
+    prop_width = max([display_width(c.label) for c in result.checks] + [8])
     for check in result.checks:
-        status = messages.text("report.passed" if check.passed else "report.failed")
-        mark = "✓" if check.passed else "✗"
+        status = messages.text(f"report.{check.status}")
+        mark = STATUS_MARKS[check.status]
         points = f"{check.score:g}/{check.max_score:g}"
-        lines.append(f"{mark} {check.function:<{fn_width}}  {check.prop:<{prop_width}}  {points:>6}  {status}")
+        lines.append(f"{mark} {check.function:<{fn_width}}  {ljust(check.label, prop_width)}  {points:>6}  {status}")
         if not check.passed and check.feedback:
             for paragraph in check.feedback.splitlines():
-                lines.append(textwrap.fill(paragraph, WIDTH, initial_indent="      ", subsequent_indent="      "))
+                lines.append(fill(paragraph, WIDTH, initial_indent="      ", subsequent_indent="      "))
     lines.append("")
     lines.append(messages.text("report.total", score=result.score, max_score=result.max_score))
     if result.all_passed:

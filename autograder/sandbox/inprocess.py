@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import time
 
 import numpy as np
@@ -58,7 +59,7 @@ def load_namespace(source: SubmissionSource, load_seconds: float, skip: frozense
     """Execute the submission's cells here, in a fresh namespace, except the cell numbers in `skip`."""
     namespace: dict = {"__name__": "__main__"}
     try:
-        with time_limit(load_seconds, busy_factor), _captured_output():
+        with time_limit(load_seconds, busy_factor), _captured_output(), _devices_as_they_are():
             report = execute_cells(source.cells, namespace, skip)
     except MachineTooBusy:
         note = messages.text("load.busy", seconds=load_seconds * busy_factor)
@@ -68,6 +69,30 @@ def load_namespace(source: SubmissionSource, load_seconds: float, skip: frozense
         report = LoadReport(notes=[messages.text(key, seconds=load_seconds)], not_implemented_cells=[])
     report.notes[:0] = list(source.notes)
     return namespace, report
+
+
+@contextlib.contextmanager
+def _devices_as_they_are():
+    """While the cells run, `JAX_NUM_CPU_DEVICES` is this process's device count once its JAX backend has
+    started: a notebook's setup line that defers to it (10_parallel's) then asks for the count there is,
+    which JAX accepts, instead of another count, which it refuses once the backend runs. Before the
+    backend starts (`autograder check` in a fresh process) the notebook chooses its own count."""
+    from jax._src import xla_bridge
+
+    if not xla_bridge.backends_are_initialized():
+        yield
+        return
+    import jax
+
+    previous = os.environ.get("JAX_NUM_CPU_DEVICES")
+    os.environ["JAX_NUM_CPU_DEVICES"] = str(jax.device_count())
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("JAX_NUM_CPU_DEVICES", None)
+        else:
+            os.environ["JAX_NUM_CPU_DEVICES"] = previous
 
 
 @contextlib.contextmanager

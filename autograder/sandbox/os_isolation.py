@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import fcntl
+import functools
 import os
 import shutil
 import subprocess
@@ -183,8 +184,12 @@ def _outermost(paths: set[str]) -> list[Path]:
     return [p for p in resolved if not any(other != p and p.is_relative_to(other) for other in resolved)]
 
 
-def child_side_files() -> set[Path]:
-    """The kit's source files that run inside the sandbox: every autograder module the child entry modules import."""
+@functools.lru_cache(maxsize=1)
+def child_side_files() -> frozenset[Path]:
+    """The kit's source files that run inside the sandbox: every autograder module the child entry modules import.
+
+    Read once per process (parsing them takes a large part of a second, on every zygote's start otherwise):
+    the kit's files do not change while it grades."""
     files: set[Path] = set()
     pending = list(_CHILD_ENTRY_MODULES)
     seen: set[str] = set()
@@ -204,7 +209,7 @@ def child_side_files() -> set[Path]:
         pending.extend(_imported_kit_modules(file))
     # Data the child-side code reads: the message catalogs (feedback made in the child is translated too).
     files.update((_PACKAGE / "catalog" / "locale").glob("*.po"))
-    return files
+    return frozenset(files)
 
 
 def _module_file(module: str) -> Path | None:
@@ -224,13 +229,25 @@ def _parent_packages(module: str) -> list[str]:
 def _imported_kit_modules(file: Path) -> list[str]:
     """autograder modules imported anywhere in `file` (functions included: imports there are lazy, not absent)."""
     found = []
-    for node in ast.walk(ast.parse(file.read_text(), str(file))):
+    for node in _import_statements(ast.parse(file.read_text(), str(file))):
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names if alias.name.split(".")[0] == "autograder"]
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "autograder":
             found.append(node.module)
             found += [f"{node.module}.{alias.name}" for alias in node.names]  # from package import module
     return found
+
+
+def _import_statements(node: ast.AST):
+    """Every import statement under `node`, at any depth of statements (functions, classes, if, try, with...).
+
+    Only statements are descended into: an import is never inside an expression, and expressions are most
+    of a module's nodes (ast.walk over them took most of a zygote's start)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            yield child
+        elif isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+            yield from _import_statements(child)
 
 
 def _minimal_env() -> dict[str, str]:

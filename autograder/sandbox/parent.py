@@ -78,14 +78,17 @@ class SandboxTransport:
     def __init__(self, submission_path: Path, limits: Limits, *, mode: str = "os", python: str = sys.executable,
                  child_limits: ChildLimits | None = None, zygote: Zygote | None = None,
                  skip_cells: frozenset[int] = frozenset(), programs: Path | None = None,
-                 write_programs_to: Path | None = None, uids: os_isolation.UidPool | None = None):
+                 write_programs_to: Path | None = None, uids: os_isolation.UidPool | None = None,
+                 cpu_devices: int = 0):
         """`zygote`: a started zygote of the same mode to fork children from (a
         grading worker's); without one the transport starts its own.
         `skip_cells`: the cell numbers the child does not run (see example_cells).
         `programs`: the batch's store of JAX's compiled programs for this
         assignment, which the child copies and reads (see sandbox.shared_programs);
         `write_programs_to`: a directory that receives, at close(), the
-        programs the child compiled (to build such a store)."""
+        programs the child compiled (to build such a store).
+        `cpu_devices`: the CPU devices the child's JAX starts with before any student code (0: JAX's
+        default), also its `JAX_NUM_CPU_DEVICES`, which a notebook's setup line defers to."""
         if mode not in MODES:
             raise ValueError(f"sandbox mode must be one of {MODES}, got {mode!r}")
         self.mode = mode
@@ -116,6 +119,7 @@ class SandboxTransport:
         self._skip_cells = sorted(skip_cells)
         self._programs = programs
         self._write_programs_to = write_programs_to
+        self.cpu_devices = cpu_devices
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -320,7 +324,8 @@ class SandboxTransport:
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         load = requests.Load(name="submission" + self._source_path.suffix.lower()[:8],
                              skip_cells=tuple(self._skip_cells), compilation_cache=self._cache_mode(),
-                             programs=self._programs_as_the_child_sees_them(), language=messages.language())
+                             programs=self._programs_as_the_child_sees_them(), language=messages.language(),
+                             cpu_devices=self.cpu_devices)
         try:
             answer, _ = self._exchange(load, [np.frombuffer(submission, dtype=np.uint8)], self._limits.load_seconds)
         except TransportFailure as failure:
@@ -371,6 +376,8 @@ class SandboxTransport:
 
     def _fork_from_zygote(self, workdir: str, fds: tuple[int, int, int]) -> ForkedChild:
         env = child_environment(workdir)
+        if self.cpu_devices:
+            env["JAX_NUM_CPU_DEVICES"] = str(self.cpu_devices)
         if self._zygote is not None:
             try:
                 return self._zygote.fork(workdir, env, self._child_limits, fds, uid=self._uid, tmpfs_bytes=TMPFS_BYTES)

@@ -32,6 +32,7 @@ from autograder.cleanroom.programs import MAX_PROGRAM_BYTES
 from autograder.cleanroom.runner import EXIT_CPU_LIMIT
 from autograder.protocol import framing, program_requests, wire_format
 from autograder.protocol.limits import ChildLimits
+from autograder.protocol.placements import Placement
 from autograder.protocol.program_facts import FactsError, ProgramFacts
 from autograder.protocol.program_failures import REFUSAL_REASONS, ProgramRefused, ProgramRunFailed
 from autograder.sandbox import os_isolation
@@ -84,17 +85,43 @@ class ConfinedProgramRunner:
 
     # --- requests --------------------------------------------------------------
 
+    def start_ahead(self) -> None:
+        """Start a runner now if none is running, so its start overlaps the caller's other work.
+
+        A runner that cannot start is left for the first request, whose check then says why."""
+        if self._alive():
+            return
+        try:
+            self._start()
+        except ProgramRunFailed:
+            pass
+
     def load(self, data: bytes, cpu_seconds: float) -> LoadedProgram:
         """Parse `data` in the runner; its handle and facts. Raises ProgramRefused or ProgramRunFailed."""
         return self._tried_twice_if_busy(lambda: self._load(data, cpu_seconds))
 
     def run(self, program: LoadedProgram, data: bytes, skeleton: Any, arrays: list[np.ndarray],
-            cpu_seconds: float) -> Any:
+            cpu_seconds: float, gradient: bool = False) -> Any:
         """The program's outputs on its traced inputs ({"args", "kwargs"} encoded by wire_format), as NumPy arrays.
 
-        `data` is the program's bytes, sent again if the runner was replaced since it was loaded.
+        `data` is the program's bytes, sent again if the runner was replaced since it was loaded. With
+        `gradient`, the gradient of the output's sum with respect to the first argument instead, computed
+        in the runner from the derivative program exported with it.
         """
-        return self._tried_twice_if_busy(lambda: self._run(program, data, skeleton, arrays, cpu_seconds))
+        return self._tried_twice_if_busy(lambda: self._run(program, data, skeleton, arrays, cpu_seconds, gradient))[0]
+
+    def run_placed(self, program: LoadedProgram, data: bytes, skeleton: Any, arrays: list[np.ndarray],
+                   cpu_seconds: float) -> tuple[Any, list[Placement]]:
+        """The program's outputs, as `run` gives them, and where the runner's devices hold each output leaf."""
+        return self._tried_twice_if_busy(lambda: self._run(program, data, skeleton, arrays, cpu_seconds, False))
+
+    def use_devices(self, cpu_devices: int) -> None:
+        """Run the next programs with `cpu_devices` CPU devices: a runner with another count is replaced.
+
+        JAX fixes a process's device count when its backend starts, so a new count needs a new runner."""
+        if cpu_devices != self._cpu_devices:
+            self._cpu_devices = cpu_devices
+            self._stop()
 
     def _tried_twice_if_busy(self, request: Callable[[], Any]) -> Any:
         """A request whose wall-clock backstop ran out is tried once more in a fresh runner: no points hang on
@@ -132,20 +159,24 @@ class ConfinedProgramRunner:
         return LoadedProgram(handle, facts)
 
     def _run(self, program: LoadedProgram, data: bytes, skeleton: Any, arrays: list[np.ndarray],
-             cpu_seconds: float) -> Any:
+             cpu_seconds: float, gradient: bool = False) -> tuple[Any, list[Placement]]:
         if program.handle not in self._loaded or not self._alive():
             self._load(data, cpu_seconds)
-        request = program_requests.RunProgram(handle=program.handle, args_skeleton=skeleton, cpu_seconds=cpu_seconds)
+        request = program_requests.RunProgram(handle=program.handle, args_skeleton=skeleton, cpu_seconds=cpu_seconds,
+                                              gradient=gradient)
         answer, out = self._exchange(request, arrays, cpu_seconds)
         if answer.get("ok") is not True:
             raw = answer.get("error")
             error = raw if isinstance(raw, dict) else {}
             raise ProgramRunFailed("raised", _text(error.get("message")), _text(error.get("type"), 80) or "Error")
         try:
-            return wire_format.decode(answer.get("value_skeleton"), out, make_array=lambda a: a,
-                                      make_key=lambda data, impl: data)
-        except wire_format.WireFormatError as error:
+            value = wire_format.decode(answer.get("value_skeleton"), out, make_array=lambda a: a,
+                                       make_key=lambda data, impl: data)
+            raw = answer.get("placements", [])
+            placements = [Placement.from_wire(p) for p in (raw if isinstance(raw, list) else [None])]
+        except (wire_format.WireFormatError, ValueError) as error:
             raise self._failed("bad_output", str(error)) from None
+        return value, placements
 
     def close(self) -> None:
         """End the runner (and the zygote this object started, if any)."""

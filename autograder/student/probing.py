@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -54,12 +54,21 @@ class Answer:
 
 
 class Probe:
-    """A rerun of one check: the answers of its first run, the one at `wrong` made wrong."""
+    """A rerun of one check: the answers of its first run, the one at `wrong` made wrong (by `change`,
+    default `wrong_value`; or, with `error`, raising it instead, as the student's code would)."""
 
-    def __init__(self, answers: list[Answer], wrong: int):
+    def __init__(self, answers: list[Answer], wrong: int, error: Exception | None = None,
+                 change: Callable[[Any], Any] | None = None):
         self._answers = answers
         self._wrong = wrong
+        self._error = error
+        self._change = change or wrong_value
         self._next = 0
+
+    @property
+    def wrong_step(self) -> int:
+        """The recorded step whose answer this rerun makes wrong."""
+        return self._answers[self._wrong].step
 
     def answer(self, op: str, function: str) -> Any:
         index, self._next = self._next, self._next + 1
@@ -70,19 +79,21 @@ class Probe:
             raise answer.result
         if index != self._wrong:
             return answer.result
+        if self._error is not None:
+            raise self._error
         if isinstance(answer.result, TraceReport):
-            return dataclasses.replace(answer.result, outputs=tuple(wrong(o) for o in answer.result.outputs))
-        return wrong(answer.result)
+            return dataclasses.replace(answer.result, outputs=tuple(self._change(o) for o in answer.result.outputs))
+        return self._change(answer.result)
 
 
-def wrong(value: Any) -> Any:
+def wrong_value(value: Any) -> Any:
     """`value` with every number changed and its structure, shapes and dtypes kept."""
     if isinstance(value, dict):
-        return {k: wrong(v) for k, v in value.items()}
+        return {k: wrong_value(v) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
-        return type(value)(wrong(v) for v in value)
+        return type(value)(wrong_value(v) for v in value)
     if isinstance(value, np.generic):
-        return wrong(np.asarray(value))[()]
+        return wrong_value(np.asarray(value))[()]
     if not isinstance(value, np.ndarray):
         return value
     if value.dtype.kind == "b":
@@ -94,6 +105,41 @@ def wrong(value: Any) -> Any:
             changed = value + 1 + np.abs(value)
         return np.where(np.isfinite(changed), changed, 0.5).astype(value.dtype)
     return value
+
+
+# The dtype a retyped array takes: another kind than its own (bool -> int, int -> float, float -> int).
+_RETYPED = {"b": np.int32, "i": np.float32, "u": np.float32, "f": np.int32, "c": np.int32}
+
+
+def retyped(value: Any) -> Any:
+    """`value` with every array of another dtype (values as close as the new dtype holds), structure and
+    shapes kept: what a function that promotes or truncates returns."""
+    if isinstance(value, dict):
+        return {k: retyped(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(retyped(v) for v in value)
+    if isinstance(value, np.generic):
+        return retyped(np.asarray(value))[()]
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in _RETYPED:
+        return value
+    with np.errstate(all="ignore"):
+        return np.nan_to_num(np.real(value)).astype(_RETYPED[value.dtype.kind])
+
+
+def non_finite(value: Any) -> Any:
+    """`value` with the first entry of every floating array made NaN, all else kept: what a function that
+    divides by zero or differentiates `log` at 0 returns (the hints a check gives only then)."""
+    if isinstance(value, dict):
+        return {k: non_finite(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(non_finite(v) for v in value)
+    if isinstance(value, np.generic):
+        return non_finite(np.asarray(value))[()]
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fc" or value.size == 0:
+        return value
+    changed = value.copy()
+    changed.reshape(-1)[0] = np.nan
+    return changed
 
 
 def leaves(tree: Any) -> list:
@@ -209,18 +255,48 @@ def hint_catalog(keys: set[str], level: str) -> dict[str, dict]:
     its idea in every language, its APIs, and its recipe only when the release shows recipes."""
     entries = {}
     for key in sorted(keys):
-        entry: dict[str, Any] = {"idea": _in_every_language(f"{key}.idea"),
+        entry: dict[str, Any] = {"idea": in_every_language(f"{key}.idea"),
                                  "apis": list(hint_ideas.APIS.get(key, ()))}
         if level == "recipe":
-            entry["recipe"] = _in_every_language(key)
+            entry["recipe"] = in_every_language(key)
         entries[key] = entry
     return entries
 
 
-def _in_every_language(key: str) -> dict[str, str]:
+def in_every_language(key: str) -> dict[str, str]:
+    """The catalog sentence `key` in English and in every language that translates it."""
     said = {"en": messages.ENGLISH[key]}
     for language in messages.LANGUAGES:
         translated = messages.catalog(language).get(key) if language != "en" else None
         if translated:
             said[language] = translated
     return said
+
+
+# The JAX error hint line a probing error carries, to tell advice placed before it from advice after it.
+_ERROR_MARK = "probing-error-7f3a"
+_HINT_MARK = "probing-hint-7f3a"
+
+
+def raised_error() -> Exception:
+    """What a probing rerun answers instead of a value: the student's code raised an exception, with the
+    feedback's usual shape (what happened, then a "Hint:" line)."""
+    from autograder.check.submission import StudentCodeError
+    from autograder.protocol.errors import ChildError, ErrorKind
+
+    feedback = f"{_ERROR_MARK}\n{messages.text('call.hint', hint=_HINT_MARK)}"
+    return StudentCodeError(feedback, "ValueError", ChildError(ErrorKind.RAISED, message=_ERROR_MARK,
+                                                               type="ValueError", mro=("ValueError", "Exception")))
+
+
+def error_advice_in(feedback: str, assignment: str) -> list[dict]:
+    """The exercise's advice `feedback` adds to a raised error (see `raised_error`), as `hints_in`, each
+    with "before": said before the error's own hint line."""
+    if _ERROR_MARK not in feedback:  # the check said something else than the error: nothing to add to one
+        return []
+    at = feedback.find(_HINT_MARK)
+    advice = []
+    for hint in hints_in(feedback, assignment):
+        said = messages.text(hint["key"])
+        advice.append({**hint, "before": at >= 0 and feedback.index(said) < at})
+    return advice

@@ -11,7 +11,8 @@ error it raised. So are the suite's structure assertions
 code, programs or jaxprs is kept: only values on public inputs, counts, and
 the names of the JAX constructs a check asks for. How the grader judges each
 value (its tolerances, and the exercise hint it gives when the value is
-wrong) is recorded with the step too (see `probing`).
+wrong) is recorded with the step too (see `probing`), and so are the outputs
+of the known mistakes the check would name there (see `mistake_recording`).
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from typing import AbstractSet, Any, Callable
 import numpy as np
 import pytest
 
-from autograder.check import expectations
+from autograder.check import expectations, wrong_values
 from autograder.check.pytest_plugin import CheckOutcome, GradingPlugin
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, TraceReport
 from autograder.grading_config import GradingConfig
-from autograder.student import probing, recorded, replay
+from autograder.student import mistake_recording, probing, recorded, replay
 
 FORMAT = recorded.FORMAT
 
@@ -76,6 +77,10 @@ class Recorder:
                 "a structure assertion judged facts that did not come from this check's submission.trace")
         return found[1]
 
+    def step_answering(self, result: Any) -> int | None:
+        """The step of this check whose answer is `result` (the same object), or None."""
+        return next((answer.step for answer in self.answers if answer.result is result), None)
+
     def next_index(self) -> int:
         return len(self._check_steps())
 
@@ -90,6 +95,7 @@ class RecordingSubmission(Submission):
         super().__init__(inner._transport, inner.notes)
         self._recorder = recorder
         self._depth = 0
+        self._placed: dict[str, tuple[ProgramFacts, list]] = {}  # placed_run's facts and placements, by function
 
     def _recorded(self, step: dict, run: Callable[[], Any], outcome: Callable[[Any], dict]) -> Any:
         if self._depth:  # a request made by another request (is_jitted asks describe): not a step of its own
@@ -134,12 +140,14 @@ class RecordingSubmission(Submission):
                               lambda: super(RecordingSubmission, self).require(function), lambda _: {})
 
     def call_with(self, function, args=(), kwargs=None, *, mode="plain", static_argnums=(), static_argnames=(),
-                  argnums=0, in_axes=0, key_reuse_check=False):
+                  argnums=0, in_axes=0, key_reuse_check=False, rows_sharded=()):
         kwargs = dict(kwargs or {})
         options = {"mode": mode, "static_argnums": list(static_argnums), "static_argnames": list(static_argnames),
                    "argnums": list(argnums) if isinstance(argnums, (list, tuple)) else argnums,
                    "in_axes": list(in_axes) if isinstance(in_axes, (list, tuple)) else in_axes,
                    "key_reuse_check": bool(key_reuse_check)}
+        if rows_sharded:
+            options["rows_sharded"] = list(rows_sharded)
         step = {"op": "call", "function": function, "args": self._recorder.encode(tuple(args), "args"),
                 "kwargs": self._recorder.encode(kwargs, "kwargs"), "options": options}
         # How replay names this call by itself: a comparison that names it so needs no recorded name.
@@ -149,9 +157,30 @@ class RecordingSubmission(Submission):
         def run():
             return super(RecordingSubmission, self).call_with(
                 function, args, kwargs, mode=mode, static_argnums=static_argnums, static_argnames=static_argnames,
-                argnums=argnums, in_axes=in_axes, key_reuse_check=key_reuse_check)
+                argnums=argnums, in_axes=in_axes, key_reuse_check=key_reuse_check, rows_sharded=rows_sharded)
 
         return self._recorded(step, run, lambda value: {"value": self._recorder.encode(value, "output")})
+
+    def placed_run(self, function, args, kwargs=None, *, rows_sharded=()):
+        """Recorded as the `jax.jit` call it is: the student package replays the values. Where the results live
+        depends on the student's devices, and is not recorded (the grader's check alone judges placements)."""
+        kwargs = dict(kwargs or {})
+        options = {"mode": "jit", "static_argnums": [], "static_argnames": [], "argnums": 0, "in_axes": 0,
+                   "key_reuse_check": False, "rows_sharded": list(rows_sharded)}
+        step = {"op": "call", "function": function, "args": self._recorder.encode(tuple(args), "args"),
+                "kwargs": self._recorder.encode(kwargs, "kwargs"), "options": options}
+        self._recorder.comparisons.named(self._recorder.next_index(),
+                                         replay.described(function, tuple(args), kwargs, options))
+
+        def run():
+            facts, value, placements = super(RecordingSubmission, self).placed_run(function, args, kwargs,
+                                                                                  rows_sharded=rows_sharded)
+            self._placed[function] = (facts, placements)
+            return value
+
+        value = self._recorded(step, run, lambda value: {"value": self._recorder.encode(value, "output")})
+        facts, placements = self._placed[function]  # a probing rerun gets the first run's answers
+        return facts, value, placements
 
     def trace(self, function, args, kwargs=None, *, static_argnums=(), static_argnames=()):
         kwargs = dict(kwargs or {})
@@ -185,6 +214,36 @@ class RecordingSubmission(Submission):
 
         return self._recorded(step, run, outcome)
 
+    def program_gradient(self, function, args, kwargs=None, *, static_argnums=(), static_argnames=()):
+        kwargs = dict(kwargs or {})
+        step = {"op": "program_gradient", "function": function, "args": self._recorder.encode(tuple(args), "args"),
+                "kwargs": self._recorder.encode(kwargs, "kwargs"),
+                "options": {"static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}}
+
+        def run():
+            return super(RecordingSubmission, self).program_gradient(
+                function, args, kwargs, static_argnums=static_argnums, static_argnames=static_argnames)
+
+        # The gradient's values on the public inputs; the program stays here.
+        return self._recorded(step, run, lambda result: {"value": self._recorder.encode(result[1], "output")})
+
+    def outermost_primitives(self, function, args, kwargs=None, *, static_argnums=(), static_argnames=()):
+        kwargs = dict(kwargs or {})
+        step = {"op": "outermost", "function": function, "args": self._recorder.encode(tuple(args), "args"),
+                "kwargs": self._recorder.encode(kwargs, "kwargs"),
+                "options": {"static_argnums": list(static_argnums), "static_argnames": list(static_argnames)}}
+
+        def run():
+            return super(RecordingSubmission, self).outermost_primitives(
+                function, args, kwargs, static_argnums=static_argnums, static_argnames=static_argnames)
+
+        # Only the constructs a check can ask a function to be (a custom rule), never the rest of its jaxpr.
+        return self._recorded(step, run, lambda names: {"names": sorted(set(names) & OUTERMOST_CONSTRUCTS)})
+
+
+# The constructs a function can be at the top of its jaxpr that a check may ask for.
+OUTERMOST_CONSTRUCTS = frozenset({"custom_jvp_call", "custom_vjp_call"})
+
 
 # --- the suite's own judgements, recorded as steps ----------------------------------
 
@@ -197,8 +256,10 @@ def _wrap_assert_uses_primitive(original: Callable, recorder: Recorder) -> Calla
         bound = signature.bind(*args, **kwargs).arguments
         step = recorder.step_of(bound["facts"])
         original(*args, **kwargs)
-        recorder.add({"op": "uses", "step": step, "any_of": sorted(str(p) for p in bound["any_of"]),
-                      "function": str(bound["function"]), "construct": str(bound["construct"])})
+        uses = {"op": "uses", "step": step, "any_of": sorted(str(p) for p in bound["any_of"]),
+                "function": str(bound["function"]), "construct": str(bound["construct"])}
+        fix = probing.hints_in(str(bound["why"]), recorder.assignment)  # the exercise's sentence on why
+        recorder.add({**uses, "fix": fix} if fix else uses)
 
     return assert_uses_primitive
 
@@ -212,10 +273,29 @@ def _wrap_assert_not_unrolled(original: Callable, recorder: Recorder) -> Callabl
         bound = signature.bind(*args, **kwargs).arguments
         small, large = recorder.step_of(bound["small"]), recorder.step_of(bound["large"])
         original(*args, **kwargs)
-        recorder.add({"op": "not_unrolled", "small": small, "large": large, "function": str(bound["function"]),
-                      "n_small": int(bound["n_small"]), "n_large": int(bound["n_large"])})
+        step = {"op": "not_unrolled", "small": small, "large": large, "function": str(bound["function"]),
+                "n_small": int(bound["n_small"]), "n_large": int(bound["n_large"])}
+        fix = probing.hints_in(str(bound["fix"]), recorder.assignment)  # said in the notebook's language
+        recorder.add({**step, "fix": fix} if fix else step)
 
     return assert_not_unrolled
+
+
+def _wrap_assert_no_value_larger_than(original: Callable, recorder: Recorder) -> Callable:
+    signature = inspect.signature(original)
+
+    def assert_no_value_larger_than(*args, **kwargs):
+        if recorder.probe is not None:
+            return original(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs).arguments
+        step = recorder.step_of(bound["facts"])
+        original(*args, **kwargs)
+        # The limit is the suite's (from the public sizes); the fix is said through the exercise's hint.
+        recorder.add({"op": "no_value_larger_than", "step": step, "elements": int(bound["elements"]),
+                      "function": str(bound["function"]),
+                      "hints": probing.hints_in(str(bound["fix"]), recorder.assignment)})
+
+    return assert_no_value_larger_than
 
 
 def _wrap_expect_raises(original: Callable, recorder: Recorder) -> Callable:
@@ -228,10 +308,43 @@ def _wrap_expect_raises(original: Callable, recorder: Recorder) -> Callable:
         index = recorder.next_index()
         original(*args, **kwargs)
         mentions = bound.get("mentions")
-        recorder.annotate(index, expect_error={"type": str(bound["error_type"]),
-                                               "mentions": None if mentions is None else str(mentions)})
+        expected = {"type": str(bound["error_type"]), "mentions": None if mentions is None else str(mentions)}
+        fix = probing.hints_in(str(bound.get("fix", "")), recorder.assignment)  # said after the feedback
+        recorder.annotate(index, expect_error=expected, **({"fix": fix} if fix else {}))
 
     return expect_raises
+
+
+def _wrap_assert_trace_count(original: Callable, recorder: Recorder) -> Callable:
+    signature = inspect.signature(original)
+
+    def assert_trace_count(*args, **kwargs):
+        if recorder.probe is not None:
+            return original(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs).arguments
+        original(*args, **kwargs)
+        step = recorder.step_answering(bound["report"])
+        fix = probing.hints_in(str(bound.get("fix", "")), recorder.assignment)
+        if fix and step is not None:  # the exercise's advice after a wrong count
+            recorder.annotate(step, fix=fix)
+
+    return assert_trace_count
+
+
+def _wrap_expect_jitted(original: Callable, recorder: Recorder) -> Callable:
+    signature = inspect.signature(original)
+
+    def expect_jitted(*args, **kwargs):
+        if recorder.probe is not None:
+            return original(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs).arguments
+        index = recorder.next_index()
+        original(*args, **kwargs)
+        fix = probing.hints_in(str(bound.get("fix", "")), recorder.assignment)
+        if fix:  # the exercise's advice after "not a jitted function", on its is_jitted step
+            recorder.annotate(index, fix=fix)
+
+    return expect_jitted
 
 
 def _wrap_assert_all_finite(original: Callable, recorder: Recorder) -> Callable:
@@ -250,7 +363,11 @@ def _originals() -> dict[str, tuple[Callable, Callable]]:
         "assert_all_finite": (compare.assert_all_finite, _wrap_assert_all_finite),
         "assert_uses_primitive": (expectations.assert_uses_primitive, _wrap_assert_uses_primitive),
         "assert_not_unrolled": (expectations.assert_not_unrolled, _wrap_assert_not_unrolled),
+        "assert_no_value_larger_than": (expectations.assert_no_value_larger_than,
+                                        _wrap_assert_no_value_larger_than),
         "expect_raises": (expect.expect_raises, _wrap_expect_raises),
+        "assert_trace_count": (expectations.assert_trace_count, _wrap_assert_trace_count),
+        "expect_jitted": (expect.expect_jitted, _wrap_expect_jitted),
     }
 
 
@@ -262,8 +379,12 @@ class RecordingPlugin:
         self._patched: list[tuple[Any, str, Any]] = []
 
     def pytest_collection_modifyitems(self, config, items) -> None:
+        from autograder.suites import expect
+
         originals = _originals()
-        for module in {id(item.module): item.module for item in items}.values():
+        # The suites' modules, and the shared steps' (expect_trace_count asks assert_trace_count by name there).
+        modules = {id(expect): expect, **{id(item.module): item.module for item in items}}
+        for module in modules.values():
             for name, (original, wrap) in originals.items():
                 if getattr(module, name, None) is original:
                     self._patched.append((module, name, original))
@@ -290,6 +411,7 @@ class RecordingPlugin:
             for step, rules in self._recorder.comparisons.rules.items():
                 self._recorder.annotate(step, compare={str(leaf): rule for leaf, rule in sorted(rules.items())})
             _probe_values(self._recorder, item, generators)
+            _probe_errors(self._recorder, item, generators)
 
     def restore(self) -> None:
         for module, name, original in reversed(self._patched):
@@ -303,26 +425,64 @@ def _generator_states(item) -> dict[str, Any]:
             if isinstance(value, np.random.Generator)}
 
 
+def _rerun(recorder: Recorder, item, generators: dict[str, Any], probe: probing.Probe) -> AssertionError | None:
+    """The check run again on the same inputs (the generators restored) with `probe`'s answers: what it
+    failed with, or None (passed, or could not judge: asked otherwise, or raised something else)."""
+    for name, state in generators.items():
+        item.funcargs[name].bit_generator.state = copy.deepcopy(state)
+    recorder.probe = probe
+    wrong_values.forget()
+    try:
+        item.runtest()
+    except AssertionError as failure:
+        return failure
+    except Exception:  # noqa: BLE001 - the suite could not judge the changed answer (or asked otherwise)
+        return None
+    finally:
+        recorder.probe = None
+    return None
+
+
 def _probe_values(recorder: Recorder, item, generators: dict[str, Any]) -> None:
-    """Run the check again once per value it asked for, that answer made wrong (same inputs: the
-    generators restored), and note with the step the exercise hints the check then gives."""
+    """Run the check again once per value it asked for, that answer made wrong, and note with the step the
+    exercise hints the check then gives, and whether the grader reports that failure as wrong values (which
+    makes its later checks "not checked"); then once with only its dtype changed, and once with a NaN in it,
+    for the hints the check gives only for a wrong dtype or only for a value that is not finite."""
     answers = list(recorder.answers)
     for index, answer in enumerate(answers):
         if not answer.is_value:
             continue
-        for name, state in generators.items():
-            item.funcargs[name].bit_generator.state = copy.deepcopy(state)
-        recorder.probe = probing.Probe(answers, index)
-        try:
-            item.runtest()
-        except AssertionError as failure:
+        failure = _rerun(recorder, item, generators, probing.Probe(answers, index))
+        if failure is not None:
             hints = probing.hints_in(str(failure), recorder.assignment)
             if hints:
                 recorder.annotate(answer.step, hints=hints)
-        except Exception:  # noqa: BLE001 - the suite could not judge the wrong value (or asked otherwise): no hint
-            pass
-        finally:
-            recorder.probe = None
+            if wrong_values.explains(str(failure)):  # the grader's gate: a later check failing here is not checked
+                recorder.annotate(answer.step, values_gate=True)
+        plain = probing.hints_in(str(failure or ""), recorder.assignment)
+        for change, field in ((probing.retyped, "dtype_hints"), (probing.non_finite, "non_finite_hints")):
+            changed = _rerun(recorder, item, generators, probing.Probe(answers, index, change=change))
+            hints = probing.hints_in(str(changed), recorder.assignment) if changed is not None else []
+            if hints and hints != plain:
+                recorder.annotate(answer.step, **{field: hints})
+
+
+# Requests whose answer the student's code can fail to give by raising.
+_MAY_RAISE = frozenset({"call", "trace", "count_traces", "program_gradient"})
+
+
+def _probe_errors(recorder: Recorder, item, generators: dict[str, Any]) -> None:
+    """Run the check again once per request the student's code answers, that request raising an exception
+    instead, and note with the step the exercise's advice the check adds to the error (a suite's fix for
+    an exception), and where: before or after the error's own hint."""
+    answers = list(recorder.answers)
+    for index, answer in enumerate(answers):
+        if answer.raised or answer.op not in _MAY_RAISE:
+            continue
+        failure = _rerun(recorder, item, generators, probing.Probe(answers, index, error=probing.raised_error()))
+        advice = probing.error_advice_in(str(failure), recorder.assignment) if failure is not None else []
+        if advice:
+            recorder.annotate(answer.step, error_advice=advice)
 
 
 def record_checks(assignment: str, submission: Submission, seed: int, functions: AbstractSet[str] | None, *,
@@ -335,7 +495,7 @@ def record_checks(assignment: str, submission: Submission, seed: int, functions:
     sink = io.StringIO()
     recorder.comparisons.install()
     try:
-        with no_plugin_autoload(), contextlib.redirect_stdout(sink):
+        with no_plugin_autoload(), contextlib.redirect_stdout(sink), mistake_recording.recording_mistakes(recorder):
             code = pytest.main([str(suite_path(assignment)), *PYTEST_OPTIONS], plugins=[plugin, recording])
     finally:
         recording.restore()
@@ -345,15 +505,18 @@ def record_checks(assignment: str, submission: Submission, seed: int, functions:
     return list(plugin.outcomes.values())
 
 
-def record_assignment(assignment: str, config: GradingConfig, solution: Path, seed: int) -> tuple[dict, list]:
-    """Run `assignment`'s suite on `solution` and return its record (JSON-able) and arrays."""
+def record_assignment(assignment: str, config: GradingConfig, solution: Path, seed: int,
+                      functions: AbstractSet[str] | None = None) -> tuple[dict, list]:
+    """Run `assignment`'s suite on `solution` (the checks of `functions`, default all) and return its record
+    (JSON-able) and arrays."""
     import jax
 
     from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
 
     recorder = Recorder(assignment)
     result = grade_submission(solution, config,
-                              GradingOptions(seed=seed, sandbox="inprocess", assignment=assignment),
+                              GradingOptions(seed=seed, sandbox="inprocess", assignment=assignment,
+                                             functions=functions),
                               WorkerResources(run_suite=lambda a, s, sd, f: record_checks(a, s, sd, f,
                                                                                           recorder=recorder)))
     failed = [f"{c.name}: {c.feedback}" for c in result.checks if not c.passed]
@@ -366,7 +529,10 @@ def record_assignment(assignment: str, config: GradingConfig, solution: Path, se
             raise RecordingError(
                 f"{assignment}: the check {check.name!r} asks nothing of the submission; it cannot be replayed")
         checks.append({"function": check.function, "prop": check.prop, "points": check.max_score, "steps": steps})
-    hinted = {hint["key"] for steps in recorder.steps.values() for step in steps for hint in step.get("hints", ())}
+    hinted = {hint["key"] for steps in recorder.steps.values() for step in steps
+              for hint in [*step.get("hints", ()), *step.get("dtype_hints", ()), *step.get("non_finite_hints", ()),
+                           *step.get("fix", ()), *step.get("error_advice", ())]}
     record = {"format": FORMAT, "assignment": assignment, "seed": seed, "jax_version": jax.__version__,
-              "checks": checks, "hints": probing.hint_catalog(hinted, config.hint_level("check"))}
+              "checks": checks, "hints": probing.hint_catalog(hinted, config.hint_level("check")),
+              "mistakes": mistake_recording.sentences([step for steps in recorder.steps.values() for step in steps])}
     return record, recorder.arrays

@@ -12,7 +12,9 @@ process) and compares each answer with the recorded one:
   compare as returned, with the same dtype, floats within rtol 1e-4, atol
   1e-5, the rest exactly. A wrong value gets the exercise hints the grader
   gives for a wrong value there (the step's "hints", said from the
-  record's "hints" catalog; see student/probing.py);
+  record's "hints" catalog; see student/probing.py), and a value that is
+  exactly what a known mistake gives there gets the sentence naming it
+  (student/replayed_mistakes.py);
 - trace: the function traces with the same static arguments (jittable),
   with no callback into Python;
 - count_traces: every call's output as above, and the same number of traces;
@@ -25,24 +27,32 @@ process) and compares each answer with the recorded one:
   no more operations than that of the smaller one.
 
 A check passes when every step matches; its feedback is the first mismatch,
-in the words of the grader's own assertions and hints.
+in the words of the grader's own assertions and hints, with the exercise's
+advice the grader says after a judgement (a suite's `fix=` on a trace count,
+an unrolled loop, a missing `jax.jit`: the step's "fix").
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Any, Iterable
 
 import numpy as np
 
 from autograder.catalog import hint_ideas, messages
 from autograder.check import compare
-from autograder.check.expectations import assert_no_host_callbacks, assert_not_unrolled, expected_error_feedback
+from autograder.check.expectations import (
+    assert_no_host_callbacks,
+    assert_no_value_larger_than,
+    assert_not_unrolled,
+    expected_error_feedback,
+)
 from autograder.check.results import CheckResult
 from autograder.check.retrace_explanations import explain
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, describe_call
 from autograder.protocol.errors import ErrorKind
-from autograder.student import recorded
+from autograder.student import recorded, replayed_mistakes
 from autograder.student.strings import text
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -52,19 +62,27 @@ class Mismatch(AssertionError):
     """A step's answer differs from the recorded one; the message is the feedback."""
 
 
+class WrongValues(Mismatch):
+    """A value differs where the grader says the check failed on wrong values (its later checks: not checked)."""
+
+
 def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
            functions: Iterable[str] | None = None) -> list[CheckResult]:
     """Every recorded check of `functions` (default: all), in the record's order, with points."""
     wanted = None if functions is None else set(functions)
     learn_hints(record.get("hints", {}))
+    replayed_mistakes.learn(record.get("mistakes", {}))
     results = []
+    wrong: list[bool] = []  # per result: failed on wrong values, as the grader tells it
     for check in record.get("checks", []):
         if wanted is not None and check["function"] not in wanted:
             continue
         points = float(check.get("points", 0))
+        wrong.append(False)
         try:
             _replay_check(check, arrays, submission)
         except AssertionError as failure:  # StudentCodeError and Mismatch: the feedback
+            wrong[-1] = isinstance(failure, WrongValues)
             feedback = str(failure).split("\nassert ")[0].strip()
             results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
         except recorded.RecordError as error:
@@ -75,7 +93,7 @@ def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
             results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
         else:
             results.append(CheckResult(check["function"], check["prop"], points, points, True, ""))
-    return results
+    return _mark_not_checked(results, wrong)
 
 
 def _replay_check(check: dict, arrays: list[np.ndarray], submission: Submission) -> None:
@@ -86,18 +104,24 @@ def _replay_check(check: dict, arrays: list[np.ndarray], submission: Submission)
             _expect_construct(facts[step["step"]], step)
         elif op == "not_unrolled":
             assert_not_unrolled(facts[step["small"]], facts[step["large"]], function=step["function"],
-                                n_small=step["n_small"], n_large=step["n_large"], fix="")
+                                n_small=step["n_small"], n_large=step["n_large"], fix=_fix(step))
+        elif op == "no_value_larger_than":
+            with _hinted(step):
+                assert_no_value_larger_than(facts[step["step"]], int(step["elements"]), function=step["function"],
+                                            what=text("student.value_limit"), fix="")
         else:
-            answer = _request(step, arrays, submission)
+            try:
+                answer = _request(step, arrays, submission)
+            except StudentCodeError as failure:
+                raise _with_error_advice(failure, step) from None
             if isinstance(answer, ProgramFacts):
                 facts[index] = answer
 
 
 def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> Any:
+    """Make one recorded request of the submission, and check its answer as the recording says."""
     op, function = step["op"], step["function"]
     outcome = step.get("outcome", {})
-    expected_error = step.get("expect_error") or ({"type": outcome["error"]["type"], "mentions": None}
-                                                 if "error" in outcome else None)
     if op == "describe":
         found = submission.describe(function)
         if outcome.get("exists") and not found.get("exists") or outcome.get("callable") and not found.get("callable"):
@@ -109,56 +133,114 @@ def _request(step: dict, arrays: list[np.ndarray], submission: Submission) -> An
         jitted = submission.is_jitted(function)
         if outcome.get("jitted") and not jitted:
             type_name = submission.describe(function).get("type_name")
-            raise Mismatch(messages.text("check.not_jitted", function=function, type_name=type_name))
+            feedback = messages.text("check.not_jitted", function=function, type_name=type_name)
+            raise Mismatch(" ".join(filter(None, [feedback, _fix(step)])))
         return jitted
-    options = dict(step.get("options", {}))
     if op == "call":
-        args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
-        call = described(function, args, kwargs, options)
-        for name in ("static_argnums", "static_argnames"):
-            options[name] = tuple(options.get(name, ()))
-        for name in ("argnums", "in_axes"):
-            if isinstance(options.get(name), list):
-                options[name] = tuple(options[name])
-        if expected_error is not None:
-            return _expect_error(submission, function, args, kwargs, options, expected_error, call)
-        actual = submission.call_with(function, args, kwargs, **options)
-        with _hinted(step):
-            assert_matches(actual, recorded.decode(outcome["value"], arrays), call=call, rules=step.get("compare"))
-        return actual
+        return _call(step, arrays, submission)
     if op == "trace":
-        args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
-        facts = submission.trace(function, args, kwargs, static_argnums=tuple(options.get("static_argnums", ())),
-                                 static_argnames=tuple(options.get("static_argnames", ())))
-        assert_no_host_callbacks(facts, function=function)
-        return facts
+        return _trace(step, arrays, submission)
     if op == "count_traces":
-        calls = [(tuple(a), dict(k)) for a, k in recorded.decode(step["calls"], arrays)]
-        warmup = [(tuple(a), dict(k)) for a, k in recorded.decode(step["warmup"], arrays)]
-        report = submission.count_traces(function, calls, warmup=warmup,
-                                         static_argnums=tuple(options.get("static_argnums", ())),
-                                         static_argnames=tuple(options.get("static_argnames", ())),
-                                         count_all=bool(options.get("count_all")))
-        first_leaf = 0
-        for (args, kwargs), actual, expected in zip(calls, report.outputs, recorded.decode(outcome["outputs"], arrays),
-                                                 strict=True):
-            with _hinted(step):
-                assert_matches(actual, expected, call=describe_call(function, args, kwargs),
-                               rules=step.get("compare"), first_leaf=first_leaf)
-            first_leaf += len(_leaves(expected))
-        if report.traces != outcome["traces"]:
-            sequence = _call_sequence(function, calls)
-            feedback = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
-                                     expected=outcome["traces"])
-            if report.traces > outcome["traces"] and (explained := explain(report.explanations)):
-                feedback += "\n" + explained
-            raise Mismatch(feedback)
-        return report
+        return _count_traces(step, arrays, submission)
+    if op == "program_gradient":
+        return _program_gradient(step, arrays, submission)
+    if op == "outermost":
+        return _outermost(step, arrays, submission)
     raise recorded.RecordError(f"unknown step {op!r}")
 
 
+def _static_options(step: dict) -> dict:
+    options = step.get("options", {})
+    return {"static_argnums": tuple(options.get("static_argnums", ())),
+            "static_argnames": tuple(options.get("static_argnames", ()))}
+
+
+def _program_gradient(step: dict, arrays: list[np.ndarray], submission: Submission) -> Any:
+    """A recorded gradient of the function's program: finite, and the recorded values."""
+    function = step["function"]
+    args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
+    _, gradient = submission.program_gradient(function, args, kwargs, **_static_options(step))
+    call = described(function, args, kwargs, {"mode": "grad_sum"})
+    with _hinted(step, actual=gradient):
+        compare.assert_all_finite(gradient, call=call)
+        assert_matches(gradient, recorded.decode(step["outcome"]["value"], arrays), call=call)
+    return gradient
+
+
+def _outermost(step: dict, arrays: list[np.ndarray], submission: Submission) -> frozenset[str]:
+    """The function is, at the top of its jaxpr, every construct the solution is (a custom rule)."""
+    function = step["function"]
+    args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
+    names = submission.outermost_primitives(function, args, kwargs, **_static_options(step))
+    missing = sorted(set(step["outcome"].get("names", ())) - names)
+    if missing:
+        raise Mismatch(text("student.construct_missing", call=function, construct=f"`{missing[0]}`",
+                            primitives=missing[0]))
+    return names
+
+
+def _call(step: dict, arrays: list[np.ndarray], submission: Submission) -> Any:
+    """A recorded call: the submission returns the recorded value, or raises the recorded error."""
+    function, outcome = step["function"], step.get("outcome", {})
+    expected_error = step.get("expect_error") or ({"type": outcome["error"]["type"], "mentions": None}
+                                                 if "error" in outcome else None)
+    options = dict(step.get("options", {}))
+    args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
+    call = described(function, args, kwargs, options)
+    for name in ("static_argnums", "static_argnames"):
+        options[name] = tuple(options.get(name, ()))
+    for name in ("argnums", "in_axes"):
+        if isinstance(options.get(name), list):
+            options[name] = tuple(options[name])
+    if expected_error is not None:
+        return _expect_error(submission, function, args, kwargs, options, expected_error, call, _fix(step))
+    actual = submission.call_with(function, args, kwargs, **options)
+    expected = recorded.decode(outcome["value"], arrays)
+    with _hinted(step, arrays, actual, expected):
+        assert_matches(actual, expected, call=call, rules=step.get("compare"))
+    return actual
+
+
+def _trace(step: dict, arrays: list[np.ndarray], submission: Submission) -> ProgramFacts:
+    """A recorded trace: the facts of the submission's program, which may not call back to the host."""
+    function, options = step["function"], step.get("options", {})
+    args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
+    facts = submission.trace(function, args, kwargs, static_argnums=tuple(options.get("static_argnums", ())),
+                             static_argnames=tuple(options.get("static_argnames", ())))
+    assert_no_host_callbacks(facts, function=function)
+    return facts
+
+
+def _count_traces(step: dict, arrays: list[np.ndarray], submission: Submission) -> Any:
+    """Recorded calls after a warm-up: each returns the recorded value, and JAX traces as often as recorded."""
+    function, outcome, options = step["function"], step.get("outcome", {}), step.get("options", {})
+    calls = [(tuple(a), dict(k)) for a, k in recorded.decode(step["calls"], arrays)]
+    warmup = [(tuple(a), dict(k)) for a, k in recorded.decode(step["warmup"], arrays)]
+    report = submission.count_traces(function, calls, warmup=warmup,
+                                     static_argnums=tuple(options.get("static_argnums", ())),
+                                     static_argnames=tuple(options.get("static_argnames", ())),
+                                     count_all=bool(options.get("count_all")))
+    first_leaf = 0
+    for (args, kwargs), actual, expected in zip(calls, report.outputs, recorded.decode(outcome["outputs"], arrays),
+                                             strict=True):
+        with _hinted(step, actual=actual, expected=expected):
+            assert_matches(actual, expected, call=describe_call(function, args, kwargs),
+                           rules=step.get("compare"), first_leaf=first_leaf)
+        first_leaf += len(_leaves(expected))
+    if report.traces != outcome["traces"]:
+        sequence = _call_sequence(function, calls)
+        feedback = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
+                                 expected=outcome["traces"])
+        if fix := _fix(step):
+            feedback += " " + fix
+        if report.traces > outcome["traces"] and (explained := explain(report.explanations)):
+            feedback += "\n" + explained
+        raise Mismatch(feedback)
+    return report
+
+
 def _expect_error(submission: Submission, function: str, args: tuple, kwargs: dict, options: dict,
-                  expected: dict, call: str) -> None:
+                  expected: dict, call: str, fix: str = "") -> None:
     """As the suites' expect_raises (the same decision, check.expectations.expected_error_feedback): the call
     raises `expected["type"]` (or a subclass), mentioning `expected["mentions"]`."""
     try:
@@ -171,14 +253,15 @@ def _expect_error(submission: Submission, function: str, args: tuple, kwargs: di
         error = None
     feedback = expected_error_feedback(error, call=call, error_type=expected["type"], mentions=expected.get("mentions"))
     if feedback is not None:
-        raise Mismatch(feedback)
+        raise Mismatch(f"{feedback}\n{fix}" if fix else feedback)
 
 
 def _expect_construct(facts: ProgramFacts, step: dict) -> None:
     wanted = set(step["any_of"])
     if not wanted & facts.primitives:
-        raise Mismatch(text("student.construct_missing", call=step["function"], construct=step["construct"],
-                            primitives="` or `".join(sorted(wanted))))
+        missing = text("student.construct_missing", call=step["function"], construct=step["construct"],
+                       primitives=text("check.primitives_separator").join(sorted(wanted)))
+        raise Mismatch(" ".join(filter(None, [missing, _fix(step)])))
 
 
 def assert_matches(actual: Any, expected: Any, *, call: str, rules: dict | None = None, first_leaf: int = 0) -> None:
@@ -202,17 +285,80 @@ def assert_matches(actual: Any, expected: Any, *, call: str, rules: dict | None 
 
 
 @contextlib.contextmanager
-def _hinted(step: dict):
-    """A wrong value at `step` gets the exercise hints the grader gives there, in its words."""
+def _hinted(step: dict, arrays: list[np.ndarray] | None = None, actual: Any = None, expected: Any = None):
+    """A wrong value at `step` gets the exercise hints the grader gives there, in its words (those it gives
+    for a wrong dtype, "dtype_hints", when `actual` has one); a value that is exactly what a known mistake
+    gives (the step's recorded "mistakes") gets the sentence naming it instead of the check's own hint, as
+    expect_output says it (advice said before it stays)."""
     try:
         yield
     except AssertionError as failure:
-        hints = step.get("hints") or ()
-        if not hints:
+        retyped = "dtype_hints" in step and _other_dtype(actual, expected)
+        broken = "non_finite_hints" in step and _not_finite(actual)
+        hints = list(step.get("non_finite_hints" if broken else "dtype_hints" if retyped else "hints") or ())
+        mistake = replayed_mistakes.named(actual, step.get("mistakes"), arrays or [])
+        if mistake is not None:
+            hints = [hint for hint in hints if not hint.get("wrapped")] + [{"key": mistake, "wrapped": True}]
+        if not hints and not step.get("values_gate"):
             raise
         said = [messages.text("call.hint", hint=messages.text(hint["key"])) if hint.get("wrapped")
                 else messages.text(hint["key"]) for hint in hints]
-        raise Mismatch("\n".join([str(failure), *said])) from None
+        raise (WrongValues if step.get("values_gate") else Mismatch)("\n".join([str(failure), *said])) from None
+
+
+def _not_finite(actual: Any) -> bool:
+    """Whether a floating array of `actual` holds a NaN or an infinity."""
+    return any(isinstance(leaf, (np.ndarray, np.generic)) and np.asarray(leaf).dtype.kind in "fc"
+               and not np.all(np.isfinite(leaf)) for leaf in _leaves(actual))
+
+
+def _other_dtype(actual: Any, expected: Any) -> bool:
+    """Whether an array of `actual` has another dtype than the recorded one in its place (same structure)."""
+    got, want = _leaves(actual), _leaves(expected)
+    if len(got) != len(want):
+        return False
+    arrays = (np.ndarray, np.generic)
+    return any(isinstance(g, arrays) and isinstance(w, arrays) and g.dtype != w.dtype
+               for g, w in zip(got, want, strict=True))
+
+
+def _with_error_advice(failure: StudentCodeError, step: dict) -> StudentCodeError:
+    """`failure` with the exercise's advice the grader adds to an exception the student's code raised at
+    `step` (the step's "error_advice"), each before or after the error's own hint as there."""
+    error, advice = failure.error, step.get("error_advice") or ()
+    if not advice or error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
+        return failure
+    lines = str(failure).splitlines()
+    hint = messages.text("call.hint", hint="")
+    at = next((i for i, line in enumerate(lines) if i and line.startswith(hint)), len(lines))
+
+    def said(entry: dict) -> str:
+        sentence = messages.text(entry["key"])
+        return messages.text("call.hint", hint=sentence) if entry.get("wrapped") else sentence
+
+    before = [said(entry) for entry in advice if entry.get("before")]
+    after = [said(entry) for entry in advice if not entry.get("before")]
+    return StudentCodeError("\n".join([*lines[:at], *before, *lines[at:], *after]), failure.error_type, error)
+
+
+def _mark_not_checked(results: list[CheckResult], wrong: list[bool]) -> list[CheckResult]:
+    """As the grader (check/gated_checks.py): after a function's first check that failed on wrong values,
+    each later one that failed on wrong values never reached its property, and is said to be not checked."""
+    gates: dict[str, str] = {}
+    marked = []
+    for result, on_values in zip(results, wrong, strict=True):
+        gate = gates.setdefault(result.function, result.prop) if on_values else gates.get(result.function)
+        if on_values and gate != result.prop:
+            result = dataclasses.replace(result, not_checked=True,
+                                         feedback=messages.text("check.not_checked", values_check=gate))
+        marked.append(result)
+    return marked
+
+
+def _fix(step: dict) -> str:
+    """The exercise's advice the grader says after this judgement (the suite's `fix=`), in the notebook's
+    language; empty when it gives none."""
+    return " ".join(messages.text(hint["key"]) for hint in step.get("fix") or ())
 
 
 def learn_hints(catalog: dict) -> None:

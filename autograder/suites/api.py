@@ -32,16 +32,20 @@ from autograder.check.expectations import (
     expected_error_feedback,
 )
 from autograder.check.jax_error_hints import hint_key
+from autograder.check.known_mistakes import Mistake, named_mistake
 from autograder.check.pytest_plugin import graded, sizes_for
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, TraceReport, describe_call
 from autograder.check.typed_key import TypedKey
+from autograder.check.wrong_values import note as note_wrong_values
 from autograder.protocol.errors import ErrorKind
 from autograder.suites.expect import (
+    advice_before_hints,
     describe_grad_call,
     expect_gradient,
     expect_jittable,
     expect_jitted,
     expect_output,
+    expect_placement,
     expect_raises,
     expect_trace_count,
 )
@@ -55,9 +59,15 @@ __all__ = [
     "expect_jittable",
     "expect_gradient",
     "expect_trace_count",
+    "expect_placement",
     "expect_jitted",
     "expect_raises",
     "expected_error_feedback",
+    "advice_before_hints",
+    # known mistakes, named from the values they give
+    "Mistake",
+    "named_mistake",
+    "note_wrong_values",
     # comparisons
     "assert_close",
     "assert_equal",

@@ -6,13 +6,15 @@ for `docs/writing-a-suite.md`.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from autograder.catalog import messages
-from autograder.check import compare
+from autograder.check import compare, wrong_values
 from autograder.check.compare import assert_close, assert_equal
 from autograder.check.expectations import assert_no_host_callbacks, assert_trace_count, expected_error_feedback
 from autograder.check.exported_program import ProgramFacts
+from autograder.check.known_mistakes import Mistake, named_mistake
+from autograder.check.placement_checks import assert_spread
 from autograder.check.submission import StudentCodeError, Submission, describe_call
 from autograder.protocol.errors import ErrorKind
 
@@ -22,6 +24,25 @@ def _with_hint(error: AssertionError, hint: str | None) -> AssertionError:
     if hint is None:
         return error
     return AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}")
+
+
+def advice_before_hints(feedback: str, advice: str) -> str:
+    """`feedback` with the exercise's `advice` placed before its first generic hint ("Hint: ...").
+
+    The exercise's advice names the specific fix; a JAX error's hint is the
+    general idea behind it. Read in that order, the specific one comes first.
+
+    Args:
+        feedback: a failed check's feedback (what happened, then hints).
+        advice: the exercise's sentence for this failure.
+
+    Returns:
+        The feedback with the advice on its own line, before the first hint.
+    """
+    lines = feedback.splitlines()
+    hint = messages.text("call.hint", hint="")
+    at = next((i for i, line in enumerate(lines) if i and line.startswith(hint)), len(lines))
+    return "\n".join([*lines[:at], advice, *lines[at:]])
 
 
 def expect_output(
@@ -35,7 +56,8 @@ def expect_output(
     check_dtype: bool = False,
     rtol: float | None = None,
     atol: float | None = None,
-    hint: str | None = None,
+    hint: str | Callable[[Any], str | None] | None = None,
+    mistakes: Sequence[Mistake] = (),
     **call_options: Any,
 ) -> Any:
     """Call the student's `function` and compare what it returns with `expected`.
@@ -52,7 +74,12 @@ def expect_output(
         rtol: relative tolerance; by default the dtype's (float32: 1e-5).
         atol: absolute tolerance; by default the dtype's (float32: 1e-6).
         hint: a catalog sentence naming the JAX idea behind the usual mistake, added
-            as "Hint: ..." when the values are wrong.
+            as "Hint: ..." when the values are wrong; or a function of the output
+            that returns the sentence only when the output shows its cause (a NaN
+            where the cause makes one), else None.
+        mistakes: the function's known mistakes (`Mistake`s, declared beside its
+            reference): when the wrong values are exactly what one of them gives
+            on these arguments, its sentence is the hint instead of `hint`.
         **call_options: `Submission.call_with`'s options: `mode` ("plain", "jit",
             "vmap", "grad_sum"), `static_argnums`, `static_argnames`, `argnums`,
             `in_axes`, `key_reuse_check`.
@@ -69,17 +96,30 @@ def expect_output(
     """
     kwargs = dict(kwargs or {})
     actual = submission.call_with(function, args, kwargs, **call_options)
-    call = describe_call(function, args, kwargs)
-    if call_options.get("mode", "plain") != "plain":
-        call = f"{call_options['mode']}({call})"
+    call = _described_call(function, args, kwargs, call_options.get("mode", "plain"))
     try:
-        if exact:
-            assert_equal(actual, expected, call=call, check_dtype=check_dtype)
-        else:
-            assert_close(actual, expected, call=call, check_dtype=check_dtype, rtol=rtol, atol=atol)
+        _assert_values(actual, expected, call=call, exact=exact, check_dtype=check_dtype, rtol=rtol, atol=atol)
     except AssertionError as error:
-        raise _with_hint(error, hint) from None
+        wrong_values.note(str(error))
+        named = named_mistake(actual, expected, args, kwargs, mistakes)
+        said = hint(actual) if callable(hint) else hint
+        raise _with_hint(error, messages.text(named.key) if named else said) from None
     return actual
+
+
+def _described_call(function: str, args: Sequence[Any], kwargs: dict[str, Any], mode: str) -> str:
+    """The call as the student reads it in feedback: `name(f32[17], 3)`, inside its mode unless plain."""
+    call = describe_call(function, args, kwargs)
+    return call if mode == "plain" else f"{mode}({call})"
+
+
+def _assert_values(actual: Any, expected: Any, *, call: str, exact: bool, check_dtype: bool, rtol: float | None,
+                   atol: float | None) -> None:
+    """`assert_equal` when `exact`, else `assert_close` with the tolerances given (None: the dtype's)."""
+    if exact:
+        assert_equal(actual, expected, call=call, check_dtype=check_dtype)
+    else:
+        assert_close(actual, expected, call=call, check_dtype=check_dtype, rtol=rtol, atol=atol)
 
 
 def expect_jittable(
@@ -95,6 +135,7 @@ def expect_jittable(
     rtol: float | None = None,
     atol: float | None = None,
     hint: str | None = None,
+    mistakes: Sequence[Mistake] = (),
 ) -> ProgramFacts:
     """The function traces with its non-static arguments abstract, and `jax.jit` of it returns `expected`.
 
@@ -115,6 +156,7 @@ def expect_jittable(
         rtol: relative tolerance (default: the dtype's).
         atol: absolute tolerance (default: the dtype's).
         hint: a catalog sentence added when the values are wrong.
+        mistakes: the function's known mistakes, as for `expect_output`.
 
     Returns:
         The exported program's `ProgramFacts` (operations, size, largest value).
@@ -128,7 +170,67 @@ def expect_jittable(
     facts = submission.trace(function, args, kwargs, static_argnums=static_argnums, static_argnames=static_argnames)
     assert_no_host_callbacks(facts, function=function)
     expect_output(submission, function, args, expected, kwargs=kwargs, mode="jit", static_argnums=static_argnums,
-                  static_argnames=static_argnames, exact=exact, rtol=rtol, atol=atol, hint=hint)
+                  static_argnames=static_argnames, exact=exact, rtol=rtol, atol=atol, hint=hint, mistakes=mistakes)
+    return facts
+
+
+def expect_placement(
+    submission: Submission,
+    function: str,
+    args: Sequence[Any],
+    expected: Any,
+    *,
+    spread: str,
+    why: str,
+    kwargs: dict[str, Any] | None = None,
+    rows_sharded: Sequence[int] = (),
+    rtol: float | None = None,
+    atol: float | None = None,
+    hint: str | None = None,
+) -> ProgramFacts:
+    """`jax.jit` of the function returns `expected`, placed over every device as `spread` says.
+
+    The student's process exports the function; the clean-room runner runs the program on as many
+    devices as the grader gave (`submission.devices`, grading.toml's [devices]) and reports which
+    devices hold which rows of each output. Points for the placement come only with correct values.
+    Build "must use a collective" checks on the facts it returns (`assert_uses_collective`).
+
+    Args:
+        submission: the `submission` fixture.
+        function: the student's function, by name.
+        args: positional arguments, as for `expect_output`.
+        expected: the reference output.
+        spread: "rows": every output is split by rows, one equal block per device, over all devices
+            (`NamedSharding(mesh, P("data"))`, or `pmap`'s one row per device); "replicated": every
+            device holds every output whole (parameters after a data-parallel step); "any": not checked
+            (a check on the values and the program only, such as "jittable" with a row-sharded input).
+        why: the exercise's sentence on why the placement matters, shown when it is wrong.
+        kwargs: keyword arguments.
+        rows_sharded: positional arguments the function receives already placed by rows over the mesh
+            of all devices (`jax.make_mesh((d,), ("data",))`, `P("data")`).
+        rtol: relative tolerance (default: the dtype's).
+        atol: absolute tolerance (default: the dtype's).
+        hint: a catalog sentence added when the values are wrong.
+
+    Returns:
+        The exported program's `ProgramFacts` (with `nr_devices` and `collectives`).
+
+    Raises:
+        StudentCodeError: it cannot be traced or exported for these devices (a device count written
+            into the code fails here when the grader uses another); the student reads the JAX error.
+        AssertionError: wrong values (as in `expect_output`), or "jit(name(f32[8, 3])) returned output 0
+            held by 1 of the 4 devices (device 0 holds all of it); expected it spread over all 4. <why>".
+    """
+    kwargs = dict(kwargs or {})
+    facts, actual, placements = submission.placed_run(function, args, kwargs, rows_sharded=rows_sharded)
+    assert_no_host_callbacks(facts, function=function)
+    call = _described_call(function, args, kwargs, "jit")
+    try:
+        _assert_values(actual, expected, call=call, exact=False, check_dtype=False, rtol=rtol, atol=atol)
+    except AssertionError as error:
+        wrong_values.note(str(error))
+        raise _with_hint(error, hint) from None
+    assert_spread(placements, spread, devices=submission.devices, call=call, why=why)
     return facts
 
 
@@ -169,7 +271,7 @@ def expect_gradient(
     arg_names: Sequence[str] | None = None,
     rtol: float | None = None,
     atol: float | None = None,
-    hint: str | None = None,
+    hint: str | Callable[[Any], str | None] | None = None,
 ) -> Any:
     """`jax.grad` of the sum of the function's output is finite and equals `expected`.
 
@@ -189,7 +291,9 @@ def expect_gradient(
             `describe_grad_call`).
         rtol: relative tolerance (default: the dtype's).
         atol: absolute tolerance (default: the dtype's).
-        hint: a catalog sentence (e.g. the double-where idiom) added on any failure.
+        hint: a catalog sentence (e.g. the double-where idiom) added on any failure;
+            or a function of the gradient that returns it only when the gradient
+            shows its cause (NaN where the idiom is missing), else None.
 
     Returns:
         The gradient, as NumPy arrays.
@@ -209,7 +313,7 @@ def expect_gradient(
         compare.assert_all_finite(gradient, call=call)
         assert_close(gradient, expected, call=call, rtol=rtol, atol=atol)
     except AssertionError as error:
-        raise _with_hint(error, hint) from None
+        raise _with_hint(error, hint(gradient) if callable(hint) else hint) from None
     return gradient
 
 
@@ -266,15 +370,21 @@ def expect_trace_count(
     """
     report = submission.count_traces(function, calls, warmup=warmup, static_argnums=static_argnums,
                                      static_argnames=static_argnames, count_all=count_all)
-    compare_values = assert_equal if exact else assert_close
-    options = {} if exact else {"rtol": rtol, "atol": atol}
-    for (args, kwargs), actual, expected in zip(calls, report.outputs, expected_outputs, strict=True):
+    _assert_each_output(function, calls, report.outputs, expected_outputs, hint=hint, exact=exact,
+                        check_dtype=check_dtype, rtol=rtol, atol=atol)
+    assert_trace_count(report, traces, call_sequence=call_sequence, fix=fix)
+
+
+def _assert_each_output(function: str, calls: Sequence[tuple[Sequence[Any], dict[str, Any]]], outputs: Sequence[Any],
+                        expected_outputs: Sequence[Any], *, hint: str | None, exact: bool, check_dtype: bool,
+                        rtol: float | None, atol: float | None) -> None:
+    """Each call's output against its reference, in order; the first wrong one fails with the hint."""
+    for (args, kwargs), actual, expected in zip(calls, outputs, expected_outputs, strict=True):
         try:
-            compare_values(actual, expected, call=describe_call(function, args, kwargs), check_dtype=check_dtype,
-                           **options)
+            _assert_values(actual, expected, call=describe_call(function, args, kwargs), exact=exact,
+                           check_dtype=check_dtype, rtol=rtol, atol=atol)
         except AssertionError as error:
             raise _with_hint(error, hint) from None
-    assert_trace_count(report, traces, call_sequence=call_sequence, fix=fix)
 
 
 def expect_jitted(submission: Submission, function: str, *, fix: str = "") -> None:

@@ -8,6 +8,15 @@ ENGLISH: dict[str, str] = {
     "03_control_flow.sum_init.use_fori_loop": "Write the sum as `lax.fori_loop(0, num, body_fun, init_val)` with `body_fun(i, total)` adding `x[i]`; this exercise is about `lax.fori_loop`.",
     "03_control_flow.power_iteration.keep_traced": "`num_iters` may be traced, so loop with `lax.fori_loop(0, num_iters, body_fun, v)` instead of `range(num_iters)` or a static argument: one compiled program then serves every num_iters.",
     "03_control_flow.collatz_steps.use_while_loop": "The number of steps depends on the value of n, so loop with `lax.while_loop(cond_fun, body_fun, (n, steps))`; this exercise is about `lax.while_loop`.",
+    "03_control_flow.square.calls": "`square(x, negate)` with x of shape {shape} and negate = {negates}",
+    "03_control_flow.sum_init.calls": "`sum_init(x, num)` with x of shape {shape} and num = {nums}",
+    "03_control_flow.power_iteration.calls": "`power_iteration(a, num_iters)` with a of shape {shape} and num_iters = {counts}",
+    "03_control_flow.square.mistake.swapped_branches": "The values are exactly those of the other branch: x squared where `negate` is True and its negative where it is False. The two branches are swapped: with `lax.cond`, the first function runs when the predicate is True.",
+    "03_control_flow.sum_init.mistake.starts_at_x0": "With num = 0 the value is exactly x[0]: the sum starts from the first entry instead of from 0, so it can never be empty. Start the total at 0 and add x[i] for i from 0 to num - 1.",
+    "03_control_flow.sum_init.mistake.last_entries": "The value is exactly the sum of the last num entries: the loop counts from the end of x. Sum the first num entries, x[0] to x[num - 1].",
+    "03_control_flow.sum_init.mistake.one_more": "The value is exactly the sum of the first num + 1 entries: the loop runs one step too many. The upper bound of a `lax.fori_loop` is excluded, as in `range`.",
+    "03_control_flow.power_iteration.mistake.normalize_first": "The values are exactly power iteration that normalizes before multiplying by a: the last product is returned unnormalized. Multiply first, then normalize, so every iterate (and the result) has norm 1.",
+    "03_control_flow.power_iteration.mistake.unnormalized_start": "The values are exactly power iteration from a start vector of ones that is not normalized: with num_iters = 0 it is returned as it is. Start from the vector of ones divided by its norm.",
 }
 
 IDEAS: dict[str, str] = {

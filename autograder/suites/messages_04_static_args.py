@@ -6,7 +6,6 @@ ENGLISH: dict[str, str] = {
     "04_static_args.power.trace_fix": "Mark `n` static (`@partial(jax.jit, static_argnums=1)`) and keep `x` traced: JAX then traces once for each distinct n, and reuses that program for every new x of the same shape and dtype.",
     "04_static_args.normalize.decorate": "Put `@partial(jax.jit, static_argnames=\"axis\")` above `def normalize`, so that `normalize` itself is the jitted function and `axis` is static by name.",
     "04_static_args.normalize.static_fix": "`axis` must be static by name: `@partial(jax.jit, static_argnames=\"axis\")`. The axis decides the shape of `x.sum(axis=axis, keepdims=True)`, so JAX needs its Python value while tracing, whether it is passed by keyword or by position.",
-    "04_static_args.normalize.keepdims": "divide by `x.sum(axis=axis, keepdims=True)`: `keepdims=True` keeps the summed axis with size 1, so every entry is divided by the sum of its own slice along `axis`.",
     "04_static_args.normalize.call_sequence": "`normalize(x, axis=...)` called with axis = {axes}, each time with a new x of shape {shape}",
     "04_static_args.normalize.trace_fix": "Make only `axis` static (`static_argnames=\"axis\"`) and keep `x` traced: JAX then traces once for each distinct axis, and reuses that program for every new x of the same shape and dtype.",
     "04_static_args.activation.decorate": "Put `@partial(jax.jit, static_argnames=\"name\")` above `def activation`, so that `activation` itself is the jitted function and `name` is static.",
@@ -14,6 +13,13 @@ ENGLISH: dict[str, str] = {
     "04_static_args.activation.unknown_fix": "Check the name while tracing and raise for anything other than \"relu\", \"tanh\" or \"sigmoid\" (compared exactly, so \"ReLU\" is unknown): `raise ValueError(f\"unknown activation name: {{name!r}}\")`.",
     "04_static_args.run_steps.call_sequence": "after a warm-up call, `run_steps(x, {first})` then `run_steps(x, {second})` with new x of shape {shape}",
     "04_static_args.run_steps.trace_fix": "Every trace here is a new compile. Create the jitted `step` once, at module level (`@jax.jit` above `def step`), and let the plain Python loop of `run_steps` call that same `step`. A `jax.jit(lambda ...)` or `jax.jit(partial(...))` inside the loop is a new function object in every iteration, which JAX has never seen, so it traces every time; jitting `run_steps` with a static `num_steps` traces again for every new `num_steps`.",
+    "04_static_args.power.mistake.starts_from_x": "The values are exactly x to the power n + 1: the product starts from x instead of from 1, so it has one factor too many (and n = 0 gives x, not 1).",
+    "04_static_args.normalize.mistake.no_keepdims": "The values are exactly x divided by its sums along `axis` with that axis dropped: without `keepdims=True`, the sums broadcast against the wrong axis of x. Keep the reduced axis (size 1) so each entry is divided by the sum of its own slice.",
+    "04_static_args.normalize.mistake.whole_array": "The values are exactly x divided by the sum of all its entries: the sum is taken over the whole array, not along `axis`.",
+    "04_static_args.normalize.mistake.max": "The values are exactly x divided by its maximum along `axis`: normalize divides by the sum along `axis`, so that the entries of each slice add up to 1.",
+    "04_static_args.run_steps.mistake.halved_sum": "The values are exactly those of the step 0.5 * (x + 1) applied num_steps times: the step halves x + 1, where it should add 1 to half of x (0.5 * x + 1).",
+    "04_static_args.run_steps.mistake.one_step": "The values are exactly those of a single step, whatever num_steps is: the step's result is not fed back into the next step (or the loop returns after its first step).",
+    "04_static_args.run_steps.mistake.no_step": "The values are exactly x as it was passed in: no step changed it. Calling `step` does not change x (JAX arrays are immutable), so if you call it in a loop, assign each step's result back to x.",
 }
 
 IDEAS: dict[str, str] = {
@@ -21,7 +27,6 @@ IDEAS: dict[str, str] = {
     "04_static_args.power.trace_fix": "`n` counts a Python loop, so it must be static while `x` stays traced: JAX then traces once for each distinct n and reuses that program for every new x of the same shape and dtype.",
     "04_static_args.normalize.decorate": "`normalize` itself must be the jitted function, with `axis` static by name: write the `jax.jit` decorator above its `def`, giving it the static argument through `functools.partial`.",
     "04_static_args.normalize.static_fix": "the axis decides the shape of the sum (kept with size 1 by `keepdims=True`), so JAX needs its Python value while tracing: `axis` must be static, by name.",
-    "04_static_args.normalize.keepdims": "the sum along `axis` must keep that axis with size 1, so that it broadcasts against x and every entry is divided by the sum of its own slice.",
     "04_static_args.normalize.trace_fix": "Only `axis` should be static; keep x traced. JAX then traces once for each distinct axis and reuses that program for every new x of the same shape and dtype.",
     "04_static_args.activation.decorate": "`activation` itself must be the jitted function, with `name` static by name: write the `jax.jit` decorator above its `def`, giving it the static argument through `functools.partial`.",
     "04_static_args.activation.static_fix": "a string is not an array, so JAX cannot trace it: `name` must be static, so that it is a plain Python str while tracing and can choose the activation.",
@@ -34,7 +39,6 @@ APIS: dict[str, tuple[str, ...]] = {
     "04_static_args.power.trace_fix": ("jax.jit(static_argnums=...)",),
     "04_static_args.normalize.decorate": ("jax.jit(static_argnames=...)", "functools.partial"),
     "04_static_args.normalize.static_fix": ("jax.jit(static_argnames=...)",),
-    "04_static_args.normalize.keepdims": ("jax.numpy.sum(keepdims=True)", "broadcasting"),
     "04_static_args.normalize.trace_fix": ("jax.jit(static_argnames=...)",),
     "04_static_args.activation.decorate": ("jax.jit(static_argnames=...)", "functools.partial"),
     "04_static_args.activation.static_fix": ("jax.jit(static_argnames=...)",),

@@ -2,9 +2,9 @@
 
 ENGLISH: dict[str, str] = {
     "08_scan_purity.cumulative_sum.values": "Carry the running total through `lax.scan`: `step(total, v)` returns `(total + v, total + v)`, the new carry and this step's output, and `_, sums = lax.scan(step, jnp.zeros((), x.dtype), x)` stacks the outputs into `[x0, x0 + x1, ...]`, with the shape and dtype of x. The first carry must have the type of the carry that step returns (a float32 scalar here, not `jnp.int32(0)`).",
-    "08_scan_purity.cumulative_sum.unrolled_fix": "A Python loop over x is unrolled while tracing: the program gets one addition per entry. `lax.scan` keeps a single loop body in the program however long x is.",
+    "08_scan_purity.cumulative_sum.unrolled_fix": "`lax.scan` keeps a single loop body in the program however long x is (a Python loop over x would be unrolled while tracing, one addition per entry).",
     "08_scan_purity.cumulative_sum.use_scan": "Write the running sum with `lax.scan(step, init, x)`; this exercise is about `lax.scan` (`jnp.cumsum` computes the same values without it).",
-    "08_scan_purity.ema.values": "Start the average at the first value, m_0 = xs[0] (not at 0), then m_t = decay * m_(t-1) + (1 - decay) * xs[t]: carry the average through `lax.scan` and output it at every step, for example `lax.scan(step, xs[0], xs)`, whose first step gives xs[0] back. The result has the shape and dtype of xs.",
+    "08_scan_purity.ema.values": "Start the average at the first value, m_0 = xs[0], then m_t = decay * m_(t-1) + (1 - decay) * xs[t]: carry the average through `lax.scan` and output it at every step, for example `lax.scan(step, xs[0], xs)`, whose first step gives xs[0] back. The result has the shape and dtype of xs.",
     "08_scan_purity.ema.keep_traced": "`decay` may be traced, so use it only in array arithmetic inside the scan step: `float(decay)`, an `if` on it or a static argument needs its value while tracing, which fails under `jax.jit` or compiles again for every new decay.",
     "08_scan_purity.ema.calls": "`ema(xs, decay)` with xs of length {length} and decay = {decays}",
     "08_scan_purity.ema.use_scan": "Carry the average with `lax.scan(step, init, xs)`; this exercise is about `lax.scan`.",
@@ -17,13 +17,23 @@ ENGLISH: dict[str, str] = {
     "08_scan_purity.running_stats_update.changed_entry": "stats[{name!r}] was {before} before the call and {after} after it",
     "08_scan_purity.running_stats_update.missing_key": "missing",
     "08_scan_purity.running_stats_update.scan_call": "lax.scan(lambda stats, x: (running_stats_update(stats, x), None), {{\"count\": 0., \"mean\": 0., \"m2\": 0.}}, xs) with {length} values in xs",
+    "08_scan_purity.running_stats_update.final": "{call}: the final `{quantity}`",
+    "08_scan_purity.running_stats_update.called_again": "{call}, called again",
+    "08_scan_purity.cumulative_sum.mistake.exclusive": "The values are exactly the running sums shifted by one, starting at 0: each step outputs the total before adding its entry. Output the total after adding it.",
+    "08_scan_purity.ema.mistake.starts_at_zero": "The values are exactly the average started at 0: the first output is (1 - decay) * xs[0], not xs[0]. Start the average at the first value.",
+    "08_scan_purity.ema.mistake.swapped_weights": "The values are exactly an average with the two weights swapped, (1 - decay) * previous + decay * x: the previous average keeps the weight `decay` and the new value gets 1 - decay.",
+    "08_scan_purity.ema.mistake.swapped_weights_from_zero": "The values are exactly an average started at 0 with the two weights swapped: the previous average keeps the weight `decay`, the new value gets 1 - decay, and the average starts at the first value.",
+    "08_scan_purity.rnn_forward.mistake.h0_included": "The states are exactly h0, h_1, ..., h_(T-1): each step outputs the state it started from. Output the new state, so that hs holds h_1, ..., h_T.",
+    "08_scan_purity.rnn_forward.mistake.no_tanh": "The states are exactly those of the update without tanh: the new state is the linear combination itself. Apply `jnp.tanh` to it.",
+    "08_scan_purity.rnn_forward.mistake.transposed_weights": "The states are exactly those computed with W_h transposed (h @ W_h instead of W_h @ h): the matrix multiplies the state from the left.",
+    "08_scan_purity.running_stats_update.mistake.squared_delta": "The new m2 is exactly m2 + delta * delta, with the mean before the update in both factors: Welford's update multiplies delta by x minus the updated mean.",
 }
 
 IDEAS: dict[str, str] = {
     "08_scan_purity.cumulative_sum.values": "Carry the running total through `lax.scan` and output it at every step. The first carry must have the type of the carry the step returns (the dtype of x).",
-    "08_scan_purity.cumulative_sum.unrolled_fix": "A Python loop over x is unrolled while tracing: the program gets one addition per entry. `lax.scan` keeps a single loop body in the program however long x is.",
+    "08_scan_purity.cumulative_sum.unrolled_fix": "`lax.scan` keeps a single loop body in the program however long x is (a Python loop over x would be unrolled while tracing, one addition per entry).",
     "08_scan_purity.cumulative_sum.use_scan": "this exercise is about `lax.scan`: write the running sum with it (`jnp.cumsum` computes the same values without it).",
-    "08_scan_purity.ema.values": "Start the average at the first value, m_0 = xs[0] (not at 0), then m_t = decay * m_(t-1) + (1 - decay) * xs[t]: carry the average through `lax.scan` and output it at every step.",
+    "08_scan_purity.ema.values": "Start the average at the first value, m_0 = xs[0], then m_t = decay * m_(t-1) + (1 - decay) * xs[t]: carry the average through `lax.scan` and output it at every step.",
     "08_scan_purity.ema.keep_traced": "`decay` may be traced, so use it only in array arithmetic inside the scan step, never as a Python number or a static argument.",
     "08_scan_purity.ema.use_scan": "this exercise is about `lax.scan`: carry the average with it.",
     "08_scan_purity.rnn_forward.values": "Scan over the rows of xs with the hidden state as the carry: each step applies the tanh update of the exercise and outputs the new state, so h0 is not among the outputs.",

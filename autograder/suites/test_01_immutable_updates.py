@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from autograder.suites.api import assert_not_unrolled, expect_jittable, expect_output, graded, text
+from autograder.suites.api import Mistake, assert_not_unrolled, expect_jittable, expect_output, graded, text
 
 F32 = np.float32
 
@@ -21,6 +21,15 @@ def _set(x, index, value):
     return out
 
 
+def _added_at(x, index, value):
+    out = x.copy()
+    out[index] += value
+    return out
+
+
+SET_ELEMENT_MISTAKES = (Mistake("01_immutable_updates.set_element.mistake.added", _added_at),)
+
+
 # --- set_element ---------------------------------------------------------------
 
 @graded("set_element", "correct")
@@ -29,7 +38,8 @@ def test_set_element_correct(submission, rng, sizes):
         x = _vector(rng, sizes)
         index = int(rng.integers(0, len(x)))
         value = F32(rng.standard_normal())
-        expect_output(submission, "set_element", (x, index, value), _set(x, index, value))
+        expect_output(submission, "set_element", (x, index, value), _set(x, index, value),
+                      mistakes=SET_ELEMENT_MISTAKES)
 
 
 @graded("set_element", "negative index")
@@ -37,7 +47,8 @@ def test_set_element_negative_index(submission, rng, sizes):
     x = _vector(rng, sizes)
     index = -int(rng.integers(1, len(x) + 1))
     value = F32(rng.standard_normal())
-    expect_output(submission, "set_element", (x, index, value), _set(x, index, value))
+    expect_output(submission, "set_element", (x, index, value), _set(x, index, value),
+                      mistakes=SET_ELEMENT_MISTAKES)
 
 
 @graded("set_element", "jittable with index and value traced")
@@ -54,7 +65,12 @@ def test_set_element_dtype_kept(submission, rng, sizes):
     index = int(rng.integers(0, len(x)))
     value = F32(rng.integers(-50, 50))
     expect_output(submission, "set_element", (x, index, value), _set(x, index, value), exact=True, check_dtype=True,
-                  hint=text("01_immutable_updates.set_element.dtype"))
+                  hint=_kept_dtype_hint(x.dtype), mistakes=SET_ELEMENT_MISTAKES)
+
+
+def _kept_dtype_hint(dtype):
+    """The dtype advice, only when the output's dtype is what is wrong."""
+    return lambda out: None if np.asarray(out).dtype == dtype else text("01_immutable_updates.set_element.dtype")
 
 
 # --- set_diagonal --------------------------------------------------------------
@@ -65,18 +81,25 @@ def _with_diagonal(m, values):
     return out
 
 
+def _added_to_diagonal(m, values):
+    return m + np.diag(np.broadcast_to(values, (len(m),))).astype(m.dtype)
+
+
+SET_DIAGONAL_MISTAKES = (Mistake("01_immutable_updates.set_diagonal.mistake.added", _added_to_diagonal),)
+
+
 @graded("set_diagonal", "correct with a vector of values")
 def test_set_diagonal_vector(submission, rng, sizes):
     n = int(sizes.integers(3, 12))
     m, values = _square(rng, n), rng.standard_normal(n).astype(F32)
-    expect_output(submission, "set_diagonal", (m, values), _with_diagonal(m, values))
+    expect_output(submission, "set_diagonal", (m, values), _with_diagonal(m, values), mistakes=SET_DIAGONAL_MISTAKES)
 
 
 @graded("set_diagonal", "correct with a scalar value")
 def test_set_diagonal_scalar(submission, rng, sizes):
     n = int(sizes.integers(3, 12))
     m, value = _square(rng, n), F32(rng.standard_normal())
-    expect_output(submission, "set_diagonal", (m, value), _with_diagonal(m, value))
+    expect_output(submission, "set_diagonal", (m, value), _with_diagonal(m, value), mistakes=SET_DIAGONAL_MISTAKES)
 
 
 @graded("set_diagonal", "jittable")
@@ -104,14 +127,24 @@ def _counts(indices, num_bins):
     return np.bincount(indices, minlength=num_bins).astype(np.int32)
 
 
+def _dtype_hint(counts):
+    """The int32 advice, only when the counts' dtype is what is wrong."""
+    return None if np.asarray(counts).dtype == np.int32 else text("01_immutable_updates.histogram.dtype")
+
+
+HISTOGRAM_MISTAKES = (
+    Mistake("01_immutable_updates.histogram.mistake.set_one",
+            lambda indices, num_bins: (_counts(indices, num_bins) > 0).astype(np.int32)),
+)
+
+
 @graded("histogram", "correct")
 def test_histogram_correct(submission, rng, sizes):
     # Distinct indices: this check is about shape, dtype and placement only.
     num_bins = int(sizes.integers(6, 30))
     indices = rng.permutation(num_bins)[: int(sizes.integers(1, num_bins))].astype(np.int32)
     expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
-                  check_dtype=True,
-                  hint=text("01_immutable_updates.histogram.dtype"))
+                  check_dtype=True, hint=_dtype_hint, mistakes=HISTOGRAM_MISTAKES)
 
 
 @graded("histogram", "duplicates counted")
@@ -119,7 +152,7 @@ def test_histogram_duplicates(submission, rng, sizes):
     num_bins = int(sizes.integers(3, 8))
     indices = rng.integers(0, num_bins, int(sizes.integers(40, 120))).astype(np.int32)
     expect_output(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
-                  hint=text("01_immutable_updates.histogram.duplicates"))
+                  mistakes=HISTOGRAM_MISTAKES)
 
 
 @graded("histogram", "jittable with num_bins static")
@@ -127,7 +160,7 @@ def test_histogram_jittable(submission, rng, sizes):
     num_bins = int(sizes.integers(3, 10))
     indices = rng.integers(0, num_bins, 50).astype(np.int32)
     expect_jittable(submission, "histogram", (indices, num_bins), _counts(indices, num_bins), exact=True,
-                    static_argnums=(1,), hint=text("01_immutable_updates.histogram.duplicates"))
+                    static_argnums=(1,), mistakes=HISTOGRAM_MISTAKES)
 
 
 # --- swap_rows -----------------------------------------------------------------
@@ -136,6 +169,17 @@ def _swapped(m, i, j):
     out = m.copy()
     out[[i, j]] = m[[j, i]]
     return out
+
+
+def _overwritten(m, i, j):
+    """Row i written first, then row j copied from the already changed row i: both hold m[j]."""
+    out = m.copy()
+    out[i] = m[j]
+    out[j] = out[i]
+    return out
+
+
+SWAP_ROWS_MISTAKES = (Mistake("01_immutable_updates.swap_rows.mistake.overwritten", _overwritten),)
 
 
 def _matrix(rng, sizes):
@@ -148,7 +192,7 @@ def test_swap_rows_correct(submission, rng, sizes):
         m = _matrix(rng, sizes)
         i, j = (int(v) for v in rng.choice(len(m), 2, replace=False))
         expect_output(submission, "swap_rows", (m, i, j), _swapped(m, i, j), exact=True,
-                      hint=text("01_immutable_updates.swap_rows.sequential"))
+                      mistakes=SWAP_ROWS_MISTAKES)
 
 
 @graded("swap_rows", "i == j leaves m unchanged")
@@ -163,4 +207,4 @@ def test_swap_rows_jittable(submission, rng, sizes):
     m = _matrix(rng, sizes)
     i, j = (np.int32(v) for v in rng.choice(len(m), 2, replace=False))
     expect_jittable(submission, "swap_rows", (m, i, j), _swapped(m, int(i), int(j)), exact=True,
-                    hint=text("01_immutable_updates.swap_rows.sequential"))
+                    mistakes=SWAP_ROWS_MISTAKES)

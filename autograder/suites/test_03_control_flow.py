@@ -5,6 +5,7 @@ import contextlib
 import numpy as np
 
 from autograder.suites.api import (
+    Mistake,
     StudentCodeError,
     assert_not_unrolled,
     assert_uses_primitive,
@@ -63,11 +64,17 @@ def _square(x, negate):
     return -np.square(x) if negate else np.square(x)
 
 
+SQUARE_MISTAKES = (
+    Mistake("03_control_flow.square.mistake.swapped_branches", lambda x, negate: _square(x, not negate)),
+)
+
+
 @graded("square", "correct")
 def test_square_correct(submission, rng, sizes):
     for negate in (True, False):
         x = _x(rng, sizes)
-        expect_output(submission, "square", (x, negate), _square(x, negate), check_dtype=True)
+        expect_output(submission, "square", (x, negate), _square(x, negate), check_dtype=True,
+                      mistakes=SQUARE_MISTAKES)
 
 
 @graded("square", "jittable with negate traced")
@@ -84,7 +91,8 @@ def test_square_compiles_once(submission, rng, sizes):
     with _fix_on_error("03_control_flow.square.keep_traced"):
         expect_trace_count(submission, "square", [((x, np.bool_(negate)), {}) for negate in negates],
                            [_square(x, negate) for negate in negates], 1,
-                           call_sequence=f"square(f32{list(x.shape)}, negate) with negate = True, False, True, False",
+                           call_sequence=text("03_control_flow.square.calls", shape=f"f32{list(x.shape)}",
+                                              negates=", ".join(map(str, negates))),
                            fix=text("03_control_flow.square.keep_traced"))
 
 
@@ -109,12 +117,21 @@ def _sum_init(x, num):
     return F32(x[:num].astype(np.float64).sum())
 
 
+SUM_INIT_MISTAKES = (
+    Mistake("03_control_flow.sum_init.mistake.starts_at_x0", lambda x, num: _sum_init(x, num) if num else x[0]),
+    Mistake("03_control_flow.sum_init.mistake.last_entries",
+            lambda x, num: F32(x[len(x) - num:].astype(np.float64).sum())),
+    Mistake("03_control_flow.sum_init.mistake.one_more", lambda x, num: _sum_init(x, num + 1)),
+)
+
+
 @graded("sum_init", "correct")
 def test_sum_init_correct(submission, rng, sizes):
     for _ in range(3):
         x = _summands(rng, int(sizes.integers(5, 50)))
         num = int(sizes.integers(1, len(x)))  # a loop count: compile-time in a plain call
-        expect_output(submission, "sum_init", (x, num), _sum_init(x, num), check_dtype=True)
+        expect_output(submission, "sum_init", (x, num), _sum_init(x, num), check_dtype=True,
+                      mistakes=SUM_INIT_MISTAKES)
 
 
 @graded("sum_init", "num = 0 and num = len(x)")
@@ -122,7 +139,8 @@ def test_sum_init_edges(submission, rng, sizes):
     x = _summands(rng, int(sizes.integers(5, 50)))
     x[0] = rng.integers(1, 400) / 4  # a nonzero first entry, so a sum that starts at x[0] shows
     for num in (0, len(x)):
-        expect_output(submission, "sum_init", (x, num), _sum_init(x, num), check_dtype=True)
+        expect_output(submission, "sum_init", (x, num), _sum_init(x, num), check_dtype=True,
+                      mistakes=SUM_INIT_MISTAKES)
 
 
 @graded("sum_init", "compiles once for many num")
@@ -132,7 +150,8 @@ def test_sum_init_compiles_once(submission, rng, sizes):
     with _fix_on_error("03_control_flow.sum_init.keep_traced"):
         expect_trace_count(submission, "sum_init", [((x, num), {}) for num in nums], [_sum_init(x,
                                                                                                 num) for num in nums],
-                           1, call_sequence=f"sum_init(f32[{len(x)}], num) with num = {', '.join(map(str, nums))}",
+                           1, call_sequence=text("03_control_flow.sum_init.calls", shape=f"f32[{len(x)}]",
+                                                   nums=", ".join(map(str, nums))),
                            fix=text("03_control_flow.sum_init.keep_traced"))
 
 
@@ -170,13 +189,24 @@ def _symmetric_positive(rng, sizes):
     return ((b + b.T) / 2).astype(F32)
 
 
-def _power_iteration(a, num_iters):
+def _power_iteration(a, num_iters, *, start_normalized=True, normalize_first=False):
     a64 = a.astype(np.float64)
-    v = np.ones(len(a)) / np.sqrt(len(a))
+    v = np.ones(len(a)) / (np.sqrt(len(a)) if start_normalized else 1.0)
     for _ in range(num_iters):
-        v = a64 @ v
-        v = v / np.linalg.norm(v)
+        if normalize_first:
+            v = a64 @ (v / np.linalg.norm(v))
+        else:
+            v = a64 @ v
+            v = v / np.linalg.norm(v)
     return v.astype(F32)
+
+
+POWER_ITERATION_MISTAKES = (
+    Mistake("03_control_flow.power_iteration.mistake.normalize_first",
+            lambda a, num_iters: _power_iteration(a, num_iters, normalize_first=True)),
+    Mistake("03_control_flow.power_iteration.mistake.unnormalized_start",
+            lambda a, num_iters: _power_iteration(a, num_iters, start_normalized=False)),
+)
 
 
 @graded("power_iteration", "correct")
@@ -185,7 +215,7 @@ def test_power_iteration_correct(submission, rng, sizes):
     for num_iters in (0, 1, 2, int(sizes.integers(3, 8)), int(sizes.integers(15, 40))):
         a = _symmetric_positive(rng, sizes)
         expect_output(submission, "power_iteration", (a, num_iters), _power_iteration(a, num_iters),
-                      check_dtype=True, rtol=1e-4, atol=1e-5)
+                      check_dtype=True, rtol=1e-4, atol=1e-5, mistakes=POWER_ITERATION_MISTAKES)
 
 
 @graded("power_iteration", "compiles once for many num_iters")
@@ -195,8 +225,8 @@ def test_power_iteration_compiles_once(submission, rng, sizes):
     with _fix_on_error("03_control_flow.power_iteration.keep_traced"):
         expect_trace_count(submission, "power_iteration", [((a, k), {}) for k in counts],
                            [_power_iteration(a, k) for k in counts], 1, rtol=1e-4, atol=1e-5,
-                           call_sequence=f"power_iteration(f32[{len(a)}, {len(a)}], num_iters) "
-                                         f"with num_iters = {', '.join(map(str, counts))}",
+                           call_sequence=text("03_control_flow.power_iteration.calls", shape=f"f32[{len(a)}, {len(a)}]",
+                                              counts=", ".join(map(str, counts))),
                            fix=text("03_control_flow.power_iteration.keep_traced"))
 
 

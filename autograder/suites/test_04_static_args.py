@@ -10,7 +10,9 @@ import numpy as np
 
 from autograder.suites.api import (
     ErrorKind,
+    Mistake,
     StudentCodeError,
+    advice_before_hints,
     expect_jitted,
     expect_output,
     expect_raises,
@@ -42,7 +44,7 @@ def _advice(key):
         error = failure.error
         if error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
             raise
-        raise AssertionError(f"{failure}\n{text(key)}") from None
+        raise AssertionError(advice_before_hints(str(failure), text(key))) from None
     except AssertionError as failure:
         raise AssertionError(f"{failure}\n{text(key)}") from None
 
@@ -56,19 +58,22 @@ def _power(x, n):
     return result
 
 
+POWER_MISTAKES = (Mistake("04_static_args.power.mistake.starts_from_x", lambda x, n: _power(x, n + 1)),)
+
+
 @graded("power", "jitted object")
 def test_power_jitted(submission, rng, sizes):
     expect_jitted(submission, "power", fix=text("04_static_args.power.decorate"))
     n = int(sizes.integers(2, 6))  # n = 1 would let x * n pass for x ** n
     x = _values(rng, _shape(sizes, 2))
-    expect_output(submission, "power", (x, n), _power(x, n))
+    expect_output(submission, "power", (x, n), _power(x, n), mistakes=POWER_MISTAKES)
 
 
 @graded("power", "correct")
 def test_power_correct(submission, rng, sizes):
     for n in [*(int(n) for n in rng.choice(np.arange(1, 7), 3, replace=False)), 0]:
         x = _values(rng, _shape(sizes, int(sizes.integers(1, 3))))
-        expect_output(submission, "power", (x, n), _power(x, n), check_dtype=True)
+        expect_output(submission, "power", (x, n), _power(x, n), check_dtype=True, mistakes=POWER_MISTAKES)
 
 
 @graded("power", "traces once per distinct n")
@@ -88,6 +93,16 @@ def test_power_traces_once_per_n(submission, rng, sizes):
 def _normalize(x, axis):
     x64 = x.astype(np.float64)
     return (x64 / x64.sum(axis=axis, keepdims=True)).astype(F32)
+
+
+NORMALIZE_MISTAKES = (
+    Mistake("04_static_args.normalize.mistake.no_keepdims",
+            lambda x, axis=0: (x.astype(np.float64) / x.astype(np.float64).sum(axis=axis)).astype(F32)),
+    Mistake("04_static_args.normalize.mistake.whole_array",
+            lambda x, axis=0: (x.astype(np.float64) / x.astype(np.float64).sum()).astype(F32)),
+    Mistake("04_static_args.normalize.mistake.max",
+            lambda x, axis=0: (x.astype(np.float64) / x.astype(np.float64).max(axis=axis, keepdims=True)).astype(F32)),
+)
 
 
 def _positive(rng, shape):
@@ -110,7 +125,7 @@ def test_normalize_jitted(submission, rng, sizes):
     axis = _trailing_axis(sizes)
     x = _positive(rng, _shape(sizes, 2))
     expect_output(submission, "normalize", (x,), _normalize(x, axis), kwargs={"axis": axis},
-                  hint=text("04_static_args.normalize.keepdims"))
+                  mistakes=NORMALIZE_MISTAKES)
 
 
 @graded("normalize", "axis static by name")
@@ -121,7 +136,8 @@ def test_normalize_axis_static_by_name(submission, rng, sizes):
     with _advice("04_static_args.normalize.static_fix"):
         for axis in rng.permutation([0, 1]):
             x = _positive(rng, (n, n))
-            expect_output(submission, "normalize", (x,), _normalize(x, int(axis)), kwargs={"axis": int(axis)})
+            expect_output(submission, "normalize", (x,), _normalize(x, int(axis)), kwargs={"axis": int(axis)},
+                          mistakes=NORMALIZE_MISTAKES)
 
 
 @graded("normalize", "correct")
@@ -129,7 +145,7 @@ def test_normalize_correct(submission, rng, sizes):
     for ndim, axis in [(1, _axis(sizes, 1)), (2, _trailing_axis(sizes)), (3, _axis(sizes, 3))]:
         x = _positive(rng, _shape(sizes, ndim))
         expect_output(submission, "normalize", (x,), _normalize(x, axis), kwargs={"axis": axis},
-                      hint=text("04_static_args.normalize.keepdims"))
+                      mistakes=NORMALIZE_MISTAKES)
 
 
 @graded("normalize", "correct with axis by position")
@@ -137,7 +153,7 @@ def test_normalize_axis_by_position(submission, rng, sizes):
     for ndim, axis in [(2, _trailing_axis(sizes)), (3, _axis(sizes, 3))]:
         x = _positive(rng, _shape(sizes, ndim))
         expect_output(submission, "normalize", (x, axis), _normalize(x, axis),
-                      hint=text("04_static_args.normalize.keepdims"))
+                      mistakes=NORMALIZE_MISTAKES)
 
 
 @graded("normalize", "retraces only when axis changes")
@@ -148,7 +164,7 @@ def test_normalize_retraces_only_when_axis_changes(submission, rng, sizes):
     calls = [((_positive(rng, (n, n)),), {"axis": axis}) for axis in axes]
     expect_trace_count(submission, "normalize", calls, [_normalize(args[0], kwargs["axis"]) for args, kwargs in calls],
                        2,
-                       static_argnames=("axis",), hint=text("04_static_args.normalize.keepdims"),
+                       static_argnames=("axis",),
                        call_sequence=text("04_static_args.normalize.call_sequence",
                                                    axes=", ".join(map(str, axes)), shape=(n, n)),
                        fix=text("04_static_args.normalize.trace_fix"))
@@ -205,17 +221,26 @@ def test_activation_unknown_name(submission, rng, sizes):
 
 # --- run_steps ------------------------------------------------------------------
 
-def _run_steps(x, num_steps):
+def _run_steps(x, num_steps, step=lambda x: F32(0.5) * x + F32(1.0)):
     for _ in range(num_steps):
-        x = F32(0.5) * x + F32(1.0)
+        x = step(x)
     return x
+
+
+RUN_STEPS_MISTAKES = (
+    Mistake("04_static_args.run_steps.mistake.halved_sum",
+            lambda x, num_steps: _run_steps(x, num_steps, lambda x: F32(0.5) * (x + F32(1.0)))),
+    Mistake("04_static_args.run_steps.mistake.one_step", lambda x, num_steps: _run_steps(x, min(num_steps, 1))),
+    Mistake("04_static_args.run_steps.mistake.no_step", lambda x, num_steps: x),
+)
 
 
 @graded("run_steps", "correct")
 def test_run_steps_correct(submission, rng, sizes):
     for num_steps in [int(rng.integers(1, 5)), int(rng.integers(5, 15)), 0]:
         x = _values(rng, _shape(sizes, int(sizes.integers(1, 3))), -10.0, 10.0)
-        expect_output(submission, "run_steps", (x, num_steps), _run_steps(x, num_steps), check_dtype=True)
+        expect_output(submission, "run_steps", (x, num_steps), _run_steps(x, num_steps), check_dtype=True,
+                      mistakes=RUN_STEPS_MISTAKES)
 
 
 @graded("run_steps", "no new traces after warm-up")

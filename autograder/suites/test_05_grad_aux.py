@@ -13,10 +13,15 @@ hundred float32 ulps, and still orders of magnitude below the error of any
 real mistake.
 """
 
+import contextlib
+import functools
+
 import numpy as np
 import pytest
 
 from autograder.suites.api import (
+    ErrorKind,
+    StudentCodeError,
     assert_close,
     assert_no_host_callbacks,
     assert_same_shapes,
@@ -25,6 +30,7 @@ from autograder.suites.api import (
     describe_call,
     describe_structure,
     graded,
+    note_wrong_values,
     sizes_for,
     text,
 )
@@ -128,7 +134,9 @@ def _close(actual, expected, *, call, scale, hint_key, rtol=1e-5):
     try:
         assert_close(actual, np.asarray(expected, dtype=np.float64), call=call, rtol=rtol, atol=REL * scale + 1e-6)
     except AssertionError as error:
-        raise AssertionError(f"{error}\n{_hint(hint_key)}") from None
+        feedback = f"{error}\n{_hint(hint_key)}"
+        note_wrong_values(feedback)  # a property check failing here was not checked: its values are wrong
+        raise AssertionError(feedback) from None
 
 
 def _hint(key: str, **fields) -> str:
@@ -235,7 +243,8 @@ def test_grad_with_aux_analytic(submission, rng, n):
     for _ in range(2):
         params, (x, y) = _params(rng), _data(rng, n)
         call = describe_call("grad_with_aux", (params, x, y), {})
-        _expect_analytic_grads(submission.call("grad_with_aux", params, x, y), params, x, y, call)
+        with _traced_to("grad_with_aux", "loss_with_aux", functools.partial(_loss_problem, submission, params, x, y)):
+            _expect_analytic_grads(submission.call("grad_with_aux", params, x, y), params, x, y, call)
 
 
 FD_STEP = 0.125  # the loss is quadratic in w and b: central differences are exact but for rounding
@@ -288,7 +297,8 @@ def _expect_aux(out, params, x, y, call):
 def test_grad_with_aux_aux(submission, rng, n):
     params, (x, y) = _params(rng), _data(rng, n)
     call = describe_call("grad_with_aux", (params, x, y), {})
-    _expect_aux(submission.call("grad_with_aux", params, x, y), params, x, y, call)
+    with _traced_to("grad_with_aux", "loss_with_aux", functools.partial(_loss_problem, submission, params, x, y)):
+        _expect_aux(submission.call("grad_with_aux", params, x, y), params, x, y, call)
 
 
 @graded("grad_with_aux", "jittable")
@@ -296,8 +306,9 @@ def test_grad_with_aux_jittable(submission, rng, n):
     params, (x, y) = _params(rng), _data(rng, n)
     call = f"jit({describe_call('grad_with_aux', (params, x, y), {})})"
     out = _jitted(submission, "grad_with_aux", (params, x, y))
-    _expect_analytic_grads(out, params, x, y, call)
-    _expect_aux(out, params, x, y, call)
+    with _traced_to("grad_with_aux", "loss_with_aux", functools.partial(_loss_problem, submission, params, x, y)):
+        _expect_analytic_grads(out, params, x, y, call)
+        _expect_aux(out, params, x, y, call)
 
 
 # --- train_step ------------------------------------------------------------------
@@ -372,6 +383,57 @@ def test_train_step_traced_once(submission, rng, n):
 
 # --- fit -------------------------------------------------------------------------
 
+def _train_step_problem(submission, fit_args) -> str | None:
+    """What is wrong with the student's train_step on fit's first step, on its own; None if nothing is."""
+    params, x, y, learning_rate, _ = fit_args
+    args = (params, x, y, learning_rate)
+    try:
+        _train_step_output(submission.call("train_step", *args), describe_call("train_step", args, {}))
+    except AssertionError as failure:  # a StudentCodeError too: train_step a stub, or raising
+        return None if _absent(failure) else str(failure).splitlines()[0].rstrip(".")
+    return None
+
+
+def _absent(failure: AssertionError) -> bool:
+    """The function is not there at all (or not a function): then the other one cannot be using it."""
+    error = getattr(failure, "error", None)
+    return isinstance(failure, StudentCodeError) and (error is None or error.kind in _ABSENT)
+
+
+_ABSENT = (ErrorKind.MISSING, ErrorKind.NOT_CALLABLE)
+
+
+def _loss_problem(submission, params, x, y) -> str | None:
+    """What is wrong with the student's loss_with_aux on these arguments, on its own; None if nothing is."""
+    call = describe_call("loss_with_aux", (params, x, y), {})
+    try:
+        _expect_loss_with_aux(submission.call("loss_with_aux", params, x, y), params, x, y, call)
+    except AssertionError as failure:
+        return None if _absent(failure) else str(failure).splitlines()[0].rstrip(".")
+    return None
+
+
+@contextlib.contextmanager
+def _traced_to(function, other, problem):
+    """`function` is built on the student's `other` (the exercise says so). When `function` fails and
+    `problem()` (`other` called on the same inputs) says that `other` fails on its own, say that and point
+    to `other`'s feedback, rather than explain the failure as `function`'s own (a wrong structure from
+    train_step breaks fit far from it)."""
+    try:
+        yield
+    except AssertionError as failure:
+        found = problem()
+        if found is None:
+            raise
+        first = str(failure).splitlines()[0]
+        raise AssertionError(f"{first}\n" + text("check.caused_by", function=function, other=other,
+                                                 problem=found)) from None
+
+
+def _traced_to_train_step(submission, fit_args):
+    return _traced_to("fit", "train_step", lambda: _train_step_problem(submission, fit_args))
+
+
 def _fit_output(out, num_steps, call):
     expected = (_PARAMS_SHAPE, np.zeros(num_steps, F32))
     try:
@@ -402,7 +464,8 @@ def test_fit_correct(submission, rng, n):
     for _ in range(2):
         params, (x, y), learning_rate = _params(rng), _data(rng, n), _learning_rate(rng)
         args = (params, x, y, learning_rate, int(rng.integers(5, 25)))
-        _expect_fit(submission.call("fit", *args), args, describe_call("fit", args, {}))
+        with _traced_to_train_step(submission, args):
+            _expect_fit(submission.call("fit", *args), args, describe_call("fit", args, {}))
 
 
 CONVERGE_STEPS, CONVERGE_RATE, CONVERGE_TOL = 500, 0.3, 1e-2
@@ -424,7 +487,8 @@ def test_fit_converges(submission, rng, n):
             break
     args = (params, x, y, CONVERGE_RATE, CONVERGE_STEPS)
     call = describe_call("fit", args, {})
-    out = submission.call("fit", *args)
+    with _traced_to_train_step(submission, args):
+        out = submission.call("fit", *args)
     if not (isinstance(out, tuple) and len(out) == 2 and _is_dict_with(out[0], PARAM_KEYS)):
         raise _structure_error(out, (_PARAMS_SHAPE, np.zeros(CONVERGE_STEPS, F32)), call, "05_grad_aux.fit.values")
     final = out[0]  # only the final params matter here; the losses are the other check's business
@@ -456,9 +520,10 @@ def test_fit_traces_train_step_once(submission, rng, n):
     (x, y), learning_rate = _data(rng, n), _learning_rate(rng)
     num_steps = int(rng.integers(15, 25))
     calls = [((_params(rng), x, y, learning_rate, num_steps), {}) for _ in range(3)]
-    report = submission.count_traces("fit", calls[1:], warmup=calls[:1], count_all=True)
-    for (args, _), out in zip(calls[1:], report.outputs, strict=True):
-        _expect_fit(out, args, describe_call("fit", args, {}))
+    with _traced_to_train_step(submission, calls[0][0]):
+        report = submission.count_traces("fit", calls[1:], warmup=calls[:1], count_all=True)
+        for (args, _), out in zip(calls[1:], report.outputs, strict=True):
+            _expect_fit(out, args, describe_call("fit", args, {}))
     assert_trace_count(report, 0, fix=text("05_grad_aux.fit.retrace"),
                        call_sequence=text("05_grad_aux.fit.calls", calls=len(calls) - 1,
                                                    num_steps=num_steps))

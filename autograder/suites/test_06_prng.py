@@ -26,6 +26,7 @@ import numpy as np
 from autograder.suites.api import (
     StudentCodeError,
     TypedKey,
+    advice_before_hints,
     assert_close,
     assert_equal,
     assert_same_shapes,
@@ -90,9 +91,9 @@ def _advice(key, **fields):
     try:
         yield
     except StudentCodeError as failure:
-        if failure.error_type in (None, "NotImplementedError"):
+        if failure.error_type is None or failure.not_implemented:
             raise
-        raise StudentCodeError(f"{failure}\n{text(key, **fields)}", failure.error_type) from None
+        raise StudentCodeError(advice_before_hints(str(failure), text(key, **fields)), failure.error_type) from None
     except AssertionError as failure:
         raise AssertionError(f"{failure}\n{text(key, **fields)}") from None
 

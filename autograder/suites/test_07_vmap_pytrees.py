@@ -23,7 +23,9 @@ import jax
 import numpy as np
 
 from autograder.suites.api import (
+    Mistake,
     StudentCodeError,
+    advice_before_hints,
     assert_close,
     assert_no_host_callbacks,
     assert_not_unrolled,
@@ -31,6 +33,7 @@ from autograder.suites.api import (
     describe_call,
     expect_output,
     graded,
+    note_wrong_values,
     sizes_for,
     text,
 )
@@ -62,9 +65,10 @@ def _fix_on_error(function, what):
     try:
         yield
     except StudentCodeError as error:
-        if error.error_type in (None, "NotImplementedError"):
+        if error.error_type is None or error.not_implemented:
             raise
-        raise StudentCodeError(f"{error}\n{_fix(function, what)}", error.error_type, error.error) from None
+        raise StudentCodeError(advice_before_hints(str(error), _fix(function, what)), error.error_type,
+                               error.error) from None
 
 
 @contextlib.contextmanager
@@ -73,6 +77,7 @@ def _hint_on_mismatch(hint):
     try:
         yield
     except AssertionError as error:
+        note_wrong_values(str(error))
         raise AssertionError(f"{error}\n{text('call.hint', hint=hint)}") from None
 
 
@@ -96,6 +101,12 @@ def _distances(xs, ys):
     return np.sqrt((difference ** 2).sum(-1)).astype(F32)
 
 
+PAIRWISE_DISTANCES_MISTAKES = (
+    Mistake("07_vmap_pytrees.pairwise_distances.mistake.squared", lambda xs, ys: np.square(_distances(xs, ys))),
+    Mistake("07_vmap_pytrees.pairwise_distances.mistake.transposed", lambda xs, ys: _distances(ys, xs)),
+)
+
+
 def _point_sizes(seed):
     """(n, m, d) with n != m, and none of them 3 or 50: the row counts of the program-size check."""
     sizes = _sizes(seed, "pairwise_distances")
@@ -108,7 +119,8 @@ def test_pairwise_distances_correct(submission, rng, seed):
     n, m, d = _point_sizes(seed)
     xs, ys = _normal(rng, (n, d), 2.0), _normal(rng, (m, d), 2.0)
     expect_output(submission, "pairwise_distances", (xs, ys), _distances(xs, ys), check_dtype=True,
-                  rtol=RTOL, atol=DISTANCE_ATOL, hint=_fix("pairwise_distances", "values"))
+                  rtol=RTOL, atol=DISTANCE_ATOL, hint=_fix("pairwise_distances", "values"),
+                  mistakes=PAIRWISE_DISTANCES_MISTAKES)
 
 
 @graded("pairwise_distances", "equal rows give 0, not NaN")
@@ -123,8 +135,22 @@ def test_pairwise_distances_equal_rows(submission, rng, seed):
     _, m, d = _point_sizes(seed)
     xs = _normal(rng, (EQUAL_ROWS, d), 3.0)
     ys = rng.permutation(np.concatenate([xs, _normal(rng, (m, d), 3.0)]))
-    expect_output(submission, "pairwise_distances", (xs, ys), _distances(xs, ys), check_dtype=True,
-                  rtol=RTOL, atol=DISTANCE_ATOL, hint=_fix("pairwise_distances", "equal_rows"))
+    expected = _distances(xs, ys)
+    expect_output(submission, "pairwise_distances", (xs, ys), expected, check_dtype=True,
+                  rtol=RTOL, atol=DISTANCE_ATOL, hint=_equal_rows_hint(expected), mistakes=PAIRWISE_DISTANCES_MISTAKES)
+
+
+def _equal_rows_hint(expected):
+    """The equal-rows advice, only when the output shows its symptom: NaN, or not 0, where rows are equal."""
+    def hint(actual):
+        got, equal = np.asarray(actual), expected == 0
+        if got.shape != expected.shape or not got.dtype.kind == "f":
+            return None
+        at_equal = got[equal]
+        if np.isnan(at_equal).any() or (np.abs(at_equal) > DISTANCE_ATOL).any():
+            return _fix("pairwise_distances", "equal_rows")
+        return None
+    return hint
 
 
 @graded("pairwise_distances", "jittable")
@@ -156,11 +182,18 @@ def _layers(rng, widths):
             for n_in, n_out in itertools.pairwise(widths)]
 
 
-def _predict(params, xs):
+def _predict(params, xs, *, relu_last=False):
     h = xs.astype(np.float64)
     for layer in params[:-1]:
         h = np.maximum(h @ layer["weights"] + layer["biases"], 0.0)
-    return (h @ params[-1]["weights"] + params[-1]["biases"]).astype(F32)
+    out = h @ params[-1]["weights"] + params[-1]["biases"]
+    return (np.maximum(out, 0.0) if relu_last else out).astype(F32)
+
+
+BATCHED_PREDICT_MISTAKES = (
+    Mistake("07_vmap_pytrees.batched_predict.mistake.relu_on_last",
+            lambda params, xs: _predict(params, xs, relu_last=True)),
+)
 
 
 def _network_sizes(seed):
@@ -185,7 +218,8 @@ def _examples(rng, params, batch):
 
 def _expect_predictions(submission, params, xs, **options):
     expect_output(submission, "batched_predict", (params, xs), _predict(params, xs), check_dtype=True,
-                  rtol=RTOL, atol=ATOL, hint=_fix("batched_predict", "values"), **options)
+                  rtol=RTOL, atol=ATOL, hint=_fix("batched_predict", "values"), mistakes=BATCHED_PREDICT_MISTAKES,
+                  **options)
 
 
 @graded("batched_predict", "correct for 1 to 4 layers")
@@ -333,7 +367,7 @@ def _through_harness(submission, args):
     try:
         yield
     except StudentCodeError as error:
-        if error.error_type == "NotImplementedError":
+        if error.not_implemented:
             raise StudentCodeError(text("call.not_implemented", function="per_example_grads"),
                                    error.error_type, error.error) from None
         feedback = str(error).replace(describe_call(HARNESS, args, {}), _per_example_call(*args))

@@ -21,6 +21,7 @@ import contextlib
 import numpy as np
 
 from autograder.suites.api import (
+    Mistake,
     StudentCodeError,
     assert_close,
     assert_equal,
@@ -33,6 +34,7 @@ from autograder.suites.api import (
     expect_output,
     graded,
     hint_key,
+    note_wrong_values,
     sizes_for,
     text,
 )
@@ -72,7 +74,7 @@ def _fix_on_error(function, what):
     try:
         yield
     except StudentCodeError as error:
-        if error.error_type in (None, "NotImplementedError"):
+        if error.error_type is None or error.not_implemented:
             raise
         raise StudentCodeError(f"{error}{_carry_detail(error)}\n{_fix(function, what)}", error.error_type,
                                error.error) from None
@@ -84,6 +86,7 @@ def _hint_on_mismatch(hint):
     try:
         yield
     except AssertionError as error:
+        note_wrong_values(str(error))
         raise AssertionError(f"{error}\n{text('call.hint', hint=hint)}") from None
 
 
@@ -116,6 +119,12 @@ def _running_sums(x):
     return np.cumsum(x.astype(np.float64)).astype(F32)
 
 
+CUMULATIVE_SUM_MISTAKES = (
+    Mistake("08_scan_purity.cumulative_sum.mistake.exclusive",
+            lambda x: np.concatenate([[0.0], np.cumsum(x.astype(np.float64))[:-1]]).astype(F32)),
+)
+
+
 def _length(seed):
     return int(_sizes(seed, "cumulative_sum").integers(5, 60))
 
@@ -126,7 +135,7 @@ def test_cumulative_sum_correct(submission, rng, seed):
         x = _summands(rng, n)
         with _fix_on_error("cumulative_sum", "values"):
             expect_output(submission, "cumulative_sum", (x,), _running_sums(x), check_dtype=True,
-                          hint=_fix("cumulative_sum", "values"))
+                          hint=_fix("cumulative_sum", "values"), mistakes=CUMULATIVE_SUM_MISTAKES)
 
 
 @graded("cumulative_sum", "jittable")
@@ -159,14 +168,25 @@ def test_cumulative_sum_uses_scan(submission, rng, seed):
 
 # --- ema -------------------------------------------------------------------------
 
-def _ema(xs, decay):
+def _ema(xs, decay, *, start=None, weights=None):
+    """The reference; `start` (the first average) and `weights` (old, new) as a mistaken version has them."""
     decay = float(decay)
+    old, new = weights or (decay, 1 - decay)
     averages = np.empty(len(xs))
-    average = float(xs[0])
+    average = float(xs[0]) if start is None else start
     for t, x in enumerate(xs.astype(np.float64)):
-        average = average if t == 0 else decay * average + (1 - decay) * x
+        average = average if t == 0 and start is None else old * average + new * x
         averages[t] = average
     return averages.astype(F32)
+
+
+EMA_MISTAKES = (
+    Mistake("08_scan_purity.ema.mistake.starts_at_zero", lambda xs, decay: _ema(xs, decay, start=0.0)),
+    Mistake("08_scan_purity.ema.mistake.swapped_weights",
+            lambda xs, decay: _ema(xs, decay, weights=(1 - float(decay), float(decay)))),
+    Mistake("08_scan_purity.ema.mistake.swapped_weights_from_zero",
+            lambda xs, decay: _ema(xs, decay, start=0.0, weights=(1 - float(decay), float(decay)))),
+)
 
 
 def _decays(rng, count):
@@ -183,7 +203,8 @@ def _series(rng, seed):
 def test_ema_correct(submission, rng, seed):
     xs = _series(rng, seed)
     for decay in _decays(rng, 2):
-        expect_output(submission, "ema", (xs, decay), _ema(xs, decay), check_dtype=True, hint=_fix("ema", "values"))
+        expect_output(submission, "ema", (xs, decay), _ema(xs, decay), check_dtype=True, hint=_fix("ema", "values"),
+                      mistakes=EMA_MISTAKES)
 
 
 @graded("ema", "jittable with decay traced")
@@ -227,13 +248,24 @@ def test_ema_uses_scan(submission, rng, seed):
 
 # --- rnn_forward -------------------------------------------------------------------
 
-def _rnn(params, xs, h0):
+def _rnn(params, xs, h0, *, outputs_before_step=False, activation=np.tanh):
     w_h, w_x, b = (params[k].astype(np.float64) for k in ("W_h", "W_x", "b"))
     h, hs = h0.astype(np.float64), []
     for x in xs.astype(np.float64):
-        h = np.tanh(w_h @ h + w_x @ x + b)
-        hs.append(h)
+        before = h
+        h = activation(w_h @ h + w_x @ x + b)
+        hs.append(before if outputs_before_step else h)
     return h.astype(F32), np.array(hs).reshape(len(xs), len(h0)).astype(F32)
+
+
+RNN_FORWARD_MISTAKES = (
+    Mistake("08_scan_purity.rnn_forward.mistake.h0_included",
+            lambda params, xs, h0: _rnn(params, xs, h0, outputs_before_step=True)),
+    Mistake("08_scan_purity.rnn_forward.mistake.no_tanh",
+            lambda params, xs, h0: _rnn(params, xs, h0, activation=lambda v: v)),
+    Mistake("08_scan_purity.rnn_forward.mistake.transposed_weights",
+            lambda params, xs, h0: _rnn({"W_h": params["W_h"].T, "W_x": params["W_x"], "b": params["b"]}, xs, h0)),
+)
 
 
 # Sequence lengths of the program-size check: larger than H and D (at most 10), so that no
@@ -263,7 +295,8 @@ def _rnn_args(rng, seed, steps=None):
 @graded("rnn_forward", "correct")
 def test_rnn_forward_correct(submission, rng, seed):
     args = _rnn_args(rng, seed)
-    expect_output(submission, "rnn_forward", args, _rnn(*args), check_dtype=True, hint=_fix("rnn_forward", "values"))
+    expect_output(submission, "rnn_forward", args, _rnn(*args), check_dtype=True, hint=_fix("rnn_forward", "values"),
+                  mistakes=RNN_FORWARD_MISTAKES)
 
 
 @graded("rnn_forward", "jittable")
@@ -320,13 +353,25 @@ def _welford(stats, x):
             "m2": np.asarray(m2 + delta * (float(x) - new_mean), F32)}
 
 
+def _welford_squared_delta(stats, x):
+    """m2 grown by delta ** 2, with the mean before the update in both factors."""
+    new = _welford(stats, x)
+    delta = float(x) - float(stats["mean"])
+    return {**new, "m2": np.asarray(float(stats["m2"]) + delta * delta, F32)}
+
+
+RUNNING_STATS_MISTAKES = (
+    Mistake("08_scan_purity.running_stats_update.mistake.squared_delta", _welford_squared_delta),
+)
+
+
 def _update_args(rng):
     return _stats(rng), np.asarray(rng.uniform(-5, 5), F32)
 
 
 def _expect_update(submission, args, **options):
     expect_output(submission, "running_stats_update", args, _welford(*args), check_dtype=True,
-                  hint=_fix("running_stats_update", "values"), **options)
+                  hint=_fix("running_stats_update", "values"), mistakes=RUNNING_STATS_MISTAKES, **options)
 
 
 @contextlib.contextmanager
@@ -336,7 +381,7 @@ def _through_harness(submission, harness, args, shown):
     try:
         yield
     except StudentCodeError as error:
-        if error.error_type == "NotImplementedError":
+        if error.not_implemented:
             raise StudentCodeError(text("call.not_implemented", function="running_stats_update"),
                                    error.error_type, error.error) from None
         feedback = str(error).replace(describe_call(harness, args, {}), shown) + _carry_detail(error)
@@ -378,7 +423,7 @@ def test_running_stats_update_pure(submission, rng):
     if changed:
         raise AssertionError(_fix("running_stats_update", "impure", call=call, change=changed))
     try:
-        assert_close(second, expected, call=f"{call}, called again", check_dtype=True)
+        assert_close(second, expected, call=_fix("running_stats_update", "called_again", call=call), check_dtype=True)
     except AssertionError as error:
         raise AssertionError(f"{_fix('running_stats_update', 'not_repeatable', call=call)}\n{error}") from None
 
@@ -398,10 +443,11 @@ def test_running_stats_update_scan(submission, rng):
     with _through_harness(submission, "running_stats_update@as_scan_body", (xs,), shown):
         stats = submission.call("running_stats_update@as_scan_body", xs)
     values = xs.astype(np.float64)
+    final = {q: _fix("running_stats_update", "final", call=shown, quantity=q) for q in ("count", "mean", "m2 / count")}
     with _hint_on_mismatch(_fix("running_stats_update", "values")):
         assert_same_structure(stats, dict.fromkeys(STATS_KEYS, None), call=shown)
-        assert_equal(stats["count"], np.asarray(SCAN_LENGTH, F32), call=f"{shown}: final count", check_dtype=True)
-        assert_close(stats["mean"], np.asarray(values.mean(), F32), call=f"{shown}: final mean", check_dtype=True,
+        assert_equal(stats["count"], np.asarray(SCAN_LENGTH, F32), call=final["count"], check_dtype=True)
+        assert_close(stats["mean"], np.asarray(values.mean(), F32), call=final["mean"], check_dtype=True,
                      rtol=1e-5, atol=1e-5)
         assert_close(np.asarray(np.asarray(stats["m2"], np.float64) / SCAN_LENGTH), values.var(),
-                     call=f"{shown}: final m2 / count", rtol=1e-5, atol=1e-5)
+                     call=final["m2 / count"], rtol=1e-5, atol=1e-5)

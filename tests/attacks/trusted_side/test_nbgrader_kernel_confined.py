@@ -32,6 +32,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import nbformat
@@ -270,6 +273,54 @@ def test_feedback_and_export_work_on_the_results(course):
     assert "alice" in (root / "grades.csv").read_text()
 
 
+def _formgrader(root: Path, token: str) -> tuple[subprocess.Popen, str]:
+    """A real Jupyter server with nbgrader's formgrader, on the course; (the server, its base URL)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root", f"--port={port}",
+         "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+         "--ServerApp.jpserver_extensions={'nbgrader.server_extensions.formgrader': True}"],
+        cwd=root, env=nbgrader_environment() | {"JUPYTER_CONFIG_DIR": str(root / ".jupyter")},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return server, f"http://127.0.0.1:{port}"
+
+
+def _get(url: str, token: str, *, attempts: int = 600) -> tuple[int, str]:
+    """GET with the token; while the server starts (no connection yet), try again, up to `attempts` times."""
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    for _ in range(attempts):
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+        except (ConnectionError, urllib.error.URLError):
+            time.sleep(0.5)
+    raise AssertionError(f"the formgrader never answered {url}")
+
+
+def test_the_formgrader_shows_the_confined_runs_scores_and_notebooks(course):
+    """nbgrader's formgrader (a real Jupyter server) reads the gradebook the confined kernels' runs wrote."""
+    token = secrets.token_hex(16)
+    server, base = _formgrader(course["root"], token)
+    try:
+        status, body = _get(f"{base}/formgrader/api/submissions/{ASSIGNMENT}", token)
+        assert status == 200, body[:2000]
+        scores = {entry["student"]: entry["score"] for entry in json.loads(body)}
+        assert scores["alice"] == scores["bob"] == sum(TOTALS.values()), scores
+        status, body = _get(f"{base}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}", token)
+        assert status == 200, body[:2000]
+        alice = next(entry for entry in json.loads(body) if entry["student"] == "alice")
+        status, page = _get(f"{base}/formgrader/submissions/{alice['id']}", token)
+        assert status == 200, page[:2000]
+        assert "data file read" in page, "the manual-grading page shows the confined kernel's output"
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
 def test_the_repository_as_course_directory_grades_with_its_own_kit(tmp_path):
     """A copy of the repository (what a fresh clone holds, plus this tree's uncommitted files) as the course."""
     clone = tmp_path / "clone"
@@ -285,3 +336,59 @@ def test_the_repository_as_course_directory_grades_with_its_own_kit(tmp_path):
     graded = _nbgrader(clone, "autograde", ASSIGNMENT)
     assert graded.returncode == 0, graded.stderr[-4000:]
     assert _gradebook(clone)["carol"] == TOTALS
+
+
+def _pip_installed_kit(tmp_path: Path) -> Path:
+    """This environment's packages (hard links: seconds, no space) with the kit installed as `pip install` does,
+    not editable: the Python of the new environment."""
+    venv = tmp_path / "venv"
+    subprocess.run(["cp", "-al", sys.prefix, str(venv)], check=True)
+    site = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    for path in site.glob("__editable__*autograder*"):
+        path.unlink()
+    for path in site.glob("autograder-*.dist-info"):
+        shutil.rmtree(path)
+    source = tmp_path / "kit-source"  # built outside the repository: pip leaves build files where it builds
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    for name in listed:
+        if (REPO / name).is_file() and name.startswith(("autograder/", "pyproject.toml", "README.md")):
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
+    python = venv / "bin" / "python"
+    installed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(source)],
+                               capture_output=True, text=True, timeout=1800)
+    assert installed.returncode == 0, installed.stderr[-4000:]
+    return python
+
+
+def test_a_kit_installed_with_pip_grades_a_separate_course_directory(tmp_path):
+    """The third documented layout: the kit installed with pip (no repository anywhere), and a course directory
+    holding nbgrader_config.py, grading.toml and solutions/; nbgrader run there confines its kernels."""
+    python = _pip_installed_kit(tmp_path)
+    course = tmp_path / "course"
+    for name in ("nbgrader_config.py", "grading.toml"):
+        (course / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / name, course / name)
+    shutil.copytree(REPO / "solutions" / ASSIGNMENT, course / "solutions" / ASSIGNMENT)
+    environment = nbgrader_environment() | {grading_config.SEED_ENVIRONMENT_VARIABLE: str(SEED),
+                                            "PATH": f"{python.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+    def nbgrader(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(python), "-m", "nbgrader", *args], cwd=course, env=environment,
+                              capture_output=True, text=True, timeout=3600)
+
+    where = subprocess.run([str(python), "-c", "import autograder; print(autograder.__file__)"], cwd=course,
+                           capture_output=True, text=True, env=environment)
+    assert where.stdout.startswith(str(tmp_path / "venv")), where.stdout + where.stderr
+    generated = nbgrader("generate_assignment", ASSIGNMENT)
+    assert generated.returncode == 0, generated.stderr[-4000:]
+    erin = _honest(course)
+    erin.cells.insert(1, nbformat.v4.new_code_cell("import os\nprint('UID', os.getuid())"))
+    _submit(course, "erin", erin)
+    graded = nbgrader("autograde", ASSIGNMENT)
+    assert graded.returncode == 0, graded.stderr[-4000:]
+    assert _gradebook(course)["erin"] == TOTALS
+    text = (course / "autograded" / "erin" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    uid = int(text.split("UID ")[1].split("\\n")[0])
+    assert uid >= os_isolation.FIRST_UID and uid != os.getuid(), "the kernel ran confined, as its own uid"

@@ -1,0 +1,40 @@
+"""The English catalog of a copy of the repository, in its own order, read by importing that copy.
+
+The order of `messages.ENGLISH` is made at import (the common sentences, then each assignment's
+catalog by name, then every hint's idea), so it is read from the catalog itself rather than
+re-derived. A fresh interpreter imports it from `root`, so the copy's own catalogs are read (and
+the current process's catalog, imported before a scaffold added one, is never the one used).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+_READ = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from autograder.catalog import messages
+where = Path(messages.__file__).resolve()
+if Path(sys.argv[1]).resolve() not in where.parents:
+    sys.exit(f"imported the catalog from {where}, not from {sys.argv[1]}")
+print(json.dumps(list(messages.ENGLISH.items()), ensure_ascii=False))
+"""
+
+
+class CatalogUnreadable(RuntimeError):
+    """The English catalog of the copy could not be imported."""
+
+
+def english(root: Path) -> list[tuple[str, str]]:
+    """(key, English template) for every sentence of the repository at `root`, in `messages.ENGLISH` order."""
+    completed = subprocess.run([sys.executable, "-c", _READ, str(Path(root).resolve())], capture_output=True,
+                               text=True, encoding="utf-8", timeout=120)
+    if completed.returncode != 0:
+        raise CatalogUnreadable(f"Could not import the catalogs of {root} (autograder/catalog/messages.py and "
+                                f"autograder/suites/messages_*.py):\n{completed.stderr.strip()}\n"
+                                "Fix the error above (a catalog module that does not import), then run again.")
+    return [(key, text) for key, text in json.loads(completed.stdout)]

@@ -1,0 +1,96 @@
+"""How often the corpus mistakes' feedback names the real cause first, and how often it asserts a false one.
+
+Grades every mistake of tests/corpus/ (or of the assignments named with
+--assignment) in each language, as tests/test_corpus.py does, and prints:
+
+- named first: among the mistakes that declare their cause (`cause` or
+  `cause_text` in cases.toml), the share whose first failed check says that
+  cause before any other hint (target: at least 90%);
+- false causes: the mistakes whose feedback asserts a cause their code does
+  not have: a cause the case lists in `not_causes`, or a known-mistake
+  sentence ("the values are exactly what ... gives") other than its own
+  (target: 0).
+
+The definitions are tests/corpus_causes.py's. Run:
+    .venv/bin/python scripts/corpus_hint_accuracy.py [--assignment 08_scan_purity ...] [--lang en ko] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from corpus_cases import MistakeCase, mistakes  # noqa: E402
+from corpus_causes import false_causes, names_cause_first  # noqa: E402
+
+from autograder import grading_config  # noqa: E402
+from autograder.catalog import messages  # noqa: E402
+from autograder.grade.pipeline import GradingOptions, grade_submission  # noqa: E402
+
+SEED = 20261121  # tests/conftest.py's
+
+
+@dataclasses.dataclass
+class Tally:
+    """One language's figures."""
+
+    declared: int = 0  # mistakes that declare their cause
+    named_first: int = 0  # of those, the first hint names it
+    graded: int = 0  # every mistake graded
+    false: int = 0  # mistakes whose feedback asserts a false cause
+    misses: list[str] = dataclasses.field(default_factory=list)
+    false_cases: list[str] = dataclasses.field(default_factory=list)
+
+
+def judge(case: MistakeCase, config, language: str, tally: Tally) -> None:
+    """Grade `case` in `language` and count it."""
+    messages.choose(language)
+    result = grade_submission(case.file, config, GradingOptions(seed=SEED, sandbox="inprocess",
+                                                                assignment=case.assignment,
+                                                                functions={case.function}))
+    with messages.hints_at(config.hint_level("grade")):
+        named = names_cause_first(result, case)
+        wrong = false_causes(result, case)
+    tally.graded += 1
+    if case.names_a_cause:
+        tally.declared += 1
+        tally.named_first += named
+        if not named:
+            tally.misses.append(case.id)
+    if wrong:
+        tally.false += 1
+        tally.false_cases.append(f"{case.id}: {', '.join(wrong)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--assignment", nargs="*", help="only these assignments' mistakes")
+    parser.add_argument("--lang", nargs="*", default=["en", "ko"], help="the languages to grade in")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list the misses and the false causes")
+    args = parser.parse_args(argv)
+    config = grading_config.load()
+    cases = [c for c in mistakes() if not args.assignment or c.assignment in args.assignment]
+    for language in args.lang:
+        tally = Tally()
+        for case in cases:
+            judge(case, config, language, tally)
+        share = tally.named_first / tally.declared if tally.declared else 0.0
+        print(f"[{language}] first hint names the real cause: {tally.named_first} of {tally.declared} mistakes "
+              f"that declare it ({share:.0%}); feedback asserting a false cause: {tally.false} of "
+              f"{tally.graded} mistakes graded")
+        if args.verbose:
+            for miss in tally.misses:
+                print(f"  cause not named first: {miss}")
+            for false in tally.false_cases:
+                print(f"  false cause: {false}")
+    messages.choose(None)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,23 @@
+import jax
+import jax.numpy as jnp
+
+
+def loss_with_aux(params, x, y):
+    predictions = params["w"] * x + params["b"]
+    residuals = predictions - y
+    return jnp.mean(residuals ** 2), {"predictions": predictions, "residuals": residuals}
+
+
+@jax.jit
+def train_step(params, x, y, learning_rate):
+    (loss, _), grads = jax.value_and_grad(loss_with_aux, has_aux=True)(params, x, y)
+    new_params = jax.tree.map(lambda p, g: p - learning_rate * g, params, grads)
+    return loss, new_params
+
+
+def fit(params, x, y, learning_rate, num_steps):
+    losses = []
+    for _ in range(num_steps):
+        params, loss = train_step(params, x, y, learning_rate)
+        losses.append(loss)
+    return params, jnp.stack(losses)

@@ -1,0 +1,66 @@
+"""Grading with several device counts (grading.toml [devices]): how counts are declared, how runs merge,
+and how a result's placement is judged."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder import grading_config
+from autograder.check.placement_checks import assert_spread
+from autograder.check.pytest_plugin import CheckOutcome
+from autograder.grade.device_runs import DeviceRun, merged_outcomes
+from autograder.protocol.placements import Placement
+
+
+def _outcome(passed: bool, feedback: str = "") -> CheckOutcome:
+    return CheckOutcome("global_mean", "correct", passed, feedback)
+
+
+def test_a_check_passes_only_if_it_passed_with_every_device_count():
+    merged = merged_outcomes([DeviceRun(4, [_outcome(True)]), DeviceRun(2, [_outcome(False, "wrong")])])
+    assert [outcome.passed for outcome in merged] == [False]
+
+
+def test_a_failed_check_says_which_device_count_it_failed_with():
+    (merged,) = merged_outcomes([DeviceRun(4, [_outcome(True)]), DeviceRun(2, [_outcome(False, "mesh of 4")])])
+    assert "2 CPU devices" in merged.feedback and "mesh of 4" in merged.feedback
+
+
+def test_one_device_count_leaves_the_outcomes_as_they_are():
+    outcomes = [_outcome(False, "wrong values")]
+    assert merged_outcomes([DeviceRun(1, outcomes)]) == outcomes
+
+
+def test_the_assignment_that_needs_devices_declares_four_and_two():
+    assert grading_config.load().device_counts("10_parallel") == (4, 2)
+    assert grading_config.load().device_counts("01_immutable_updates") == ()
+
+
+def test_devices_for_an_assignment_that_is_not_graded_is_refused(tmp_path):
+    text = grading_config.DEFAULT_PATH.read_text(encoding="utf-8").replace('"10_parallel" = [4, 2]',
+                                                                           '"99_missing" = [4, 2]')
+    path = tmp_path / "grading.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(grading_config.GradingConfigError, match="99_missing"):
+        grading_config.load(path)
+
+
+def test_rows_split_one_block_per_device_is_spread_by_rows():
+    placement = Placement({0: (0, 2), 1: (2, 4), 2: (4, 6), 3: (6, 8)})
+    assert_spread([placement], "rows", devices=4, call="shard_rows(f32[8, 3])", why="")
+
+
+def test_a_result_held_by_one_device_is_not_spread_over_four():
+    with pytest.raises(AssertionError, match="1 of the 4 devices"):
+        assert_spread([Placement({0: None})], "rows", devices=4, call="shard_rows(f32[8, 3])", why="")
+
+
+def test_a_result_split_by_rows_is_not_replicated():
+    placement = Placement({0: (0, 4), 1: (4, 8)})
+    with pytest.raises(AssertionError, match="not held whole"):
+        assert_spread([placement], "replicated", devices=2, call="data_parallel_step(...)", why="")
+
+
+def test_a_placement_survives_the_runners_pipe():
+    placement = Placement({0: None, 1: (3, 6)})
+    assert Placement.from_wire(placement.to_wire()) == placement

@@ -1,0 +1,91 @@
+"""Korean feedback on real mistakes is Korean: no English outside code, JAX's own words and JAX's error text.
+
+A sample of the corpus (the first mistake of every graded function) is graded
+with Korean feedback; every note, check name and failed check's feedback must
+read as Korean. Allowed in English: code spans and quoted values, identifiers
+and calls (`sum_init(f32[8], 5)`), an English gloss in parentheses after a
+Korean word, the words KOREAN.md keeps in English (jit, tracer, pytree, key,
+...), Python's type names, and the error text JAX (or the student's code)
+raised, which follows `<Name>Error: ` and stays as JAX prints it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from corpus_cases import MistakeCase, mistakes
+
+from autograder.catalog import messages
+from autograder.grade.pipeline import GradingOptions, grade_submission
+
+# KOREAN.md's words kept in English (GLOSSARY.md: with 09's autodiff and 10's device words), the names
+# that JAX and Python print, and the graded functions' parameters.
+KEPT_IN_ENGLISH = frozenset("""
+    jit jax tracer tracers trace traced tracing pytree pytrees leaf leaves key keys subkey subkeys carry vmap grad
+    static_argnums static_argnames has_aux in_axes lax cond scan jaxpr jaxprs unroll api prng
+    python numpy nan inf dtype dtypes shape float32 int32 uint32 bool int float str tuple cpu mib faq
+    relu tanh sigmoid selu mse aux params grads xs ys hs x y n m i j t w b true false none
+    num negate rate decay axis name index value values mask seed num_steps num_iters num_bins learning_rate
+    log exp sqrt count mean delta stats predictions residuals welford
+    jacobian hessian forward reverse mode tangent tangents primal primals pullback quickstart
+    collective collectives all reduce mesh shard shards sharding
+    """.split())
+_QUOTED = re.compile(r"`[^`]*`|'[^'\n]*'|\"[^\"\n]*\"|<[^>\n]*>")
+_GLOSS = re.compile(r"(?<=[가-힣])\([A-Za-z][A-Za-z .,'-]*\)")  # 거듭제곱법(power iteration)
+_RAISED = re.compile(r"예외가 발생했습니다: |\w*(?:Error|Exception|Warning): ")  # JAX's own text follows
+_CODE_LIKE = re.compile(r"[\w.]*[_.(\[{=][^\s가-힣]*|\b\w+(?:Error|Exception|Warning)\b|\b\d[\w.+-]*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_HANGUL = re.compile(r"[가-힣]")
+
+
+def english_words(text: str, names: set[str]) -> list[str]:
+    """The English words of `text` a Korean student should not meet: not code, not JAX's, not a name.
+
+    After a line that quotes a raised error, a line without Hangul is the rest of that error's text
+    (JAX's multi-line messages, e.g. which carry component changed its type).
+    """
+    words: list[str] = []
+    raised = False
+    for line in text.splitlines():
+        if raised and not _HANGUL.search(line):
+            continue
+        raised = raised or bool(_RAISED.search(line))
+        line = _RAISED.split(line)[0]
+        line = _CODE_LIKE.sub(" ", _GLOSS.sub(" ", _QUOTED.sub(" ", line)))
+        found = (w.rstrip("'") for w in _WORD.findall(line))  # mean' (a formula's prime) is mean
+        words += [w for w in found if len(w) > 1 and w.lower() not in KEPT_IN_ENGLISH and w not in names]
+    return words
+
+
+def _sample() -> list[MistakeCase]:
+    """The first mistake of every graded function in the corpus."""
+    first: dict[tuple[str, str], MistakeCase] = {}
+    for case in mistakes():
+        first.setdefault((case.assignment, case.function), case)
+    return list(first.values())
+
+
+def test_english_words_finds_english_and_allows_code_and_jax_text():
+    names = {"square"}
+    raised = ("square(f32[3], True)에서 TypeError 예외가 발생했습니다: JAX arrays are immutable\n"
+              "The input carry differs.")
+    assert english_words(raised, names) == []
+    assert english_words("`x.at[i].set(v)`를 쓰세요. 거듭제곱법(power iteration)", names) == []
+    assert english_words("square over its call sequence에서", names) == ["over", "its", "call", "sequence"]
+
+
+@pytest.mark.parametrize("case", _sample(), ids=lambda c: c.id)
+def test_korean_feedback_on_a_corpus_mistake_has_no_english_prose(case, config, seed):
+    messages.choose("ko")
+    try:
+        result = grade_submission(case.file, config, GradingOptions(seed=seed, sandbox="inprocess",
+                                                                     assignment=case.assignment,
+                                                                     functions={case.function}))
+        texts = [*result.notes, *(c.label for c in result.checks),
+                 *(c.feedback for c in result.checks if not c.passed)]
+    finally:
+        messages.choose(None)
+    names = set(config.functions(case.assignment))
+    english = {text: english_words(text, names) for text in texts if english_words(text, names)}
+    assert not english, f"{case.id}: English in the Korean feedback: {english}"

@@ -1,0 +1,61 @@
+"""A property check that wrong values kept from its property says "not checked", everywhere a result is shown.
+
+Property points need correct values, so a property check compares the values
+first. When they are wrong, the function's first check that compared them
+fails, and every later check that failed on the same comparison is not
+checked: its status is "not_checked" and its feedback points up to the
+values check. The points are the same: none.
+"""
+
+from __future__ import annotations
+
+from autograder.catalog import messages
+from autograder.check.gated_checks import mark_not_checked
+from autograder.check.pytest_plugin import CheckOutcome
+from autograder.check.results import CheckResult, SubmissionResult
+from autograder.reports import result_json, terminal_table
+
+MISMATCH = "ema(f32[24], 0.72) returned wrong values: 24 of 24 entries differ."
+
+
+def _outcomes():
+    return [CheckOutcome("ema", "correct", False, MISMATCH, wrong_values=True),
+            CheckOutcome("ema", "uses lax.scan", False, MISMATCH, wrong_values=True),
+            CheckOutcome("ema", "compiles once", False, "traced 3 times, expected 1", wrong_values=False),
+            CheckOutcome("cumulative_sum", "uses lax.scan", False, "no scan in the program", wrong_values=False)]
+
+
+def _checks():
+    checks = [CheckResult(o.function, o.prop, 0.0, 1.0, o.passed, o.feedback) for o in _outcomes()]
+    return mark_not_checked(checks, _outcomes())
+
+
+def test_the_first_values_failure_is_failed_and_the_gated_ones_after_it_are_not_checked():
+    assert [c.status for c in _checks()] == ["failed", "not_checked", "failed", "failed"]
+
+
+def test_a_check_not_checked_points_to_the_values_check_and_keeps_its_points_at_zero():
+    gated = _checks()[1]
+    assert gated.feedback == messages.text("check.not_checked", values_check="correct")
+    assert gated.score == 0.0 and gated.max_score == 1.0
+
+
+def test_a_property_that_failed_on_its_own_stays_failed():
+    assert _checks()[2].feedback == "traced 3 times, expected 1" and not _checks()[2].not_checked
+
+
+def _result():
+    return SubmissionResult("s", "s.ipynb", "08_scan_purity", 1, _checks())
+
+
+def test_results_json_keeps_gradescopes_status_and_says_not_checked_in_extra_data():
+    tests = _result().to_gradescope()["tests"]
+    assert [t["status"] for t in tests] == ["failed", "failed", "failed", "failed"]
+    assert [t.get("extra_data", {}).get("outcome") for t in tests] == [None, "not_checked", None, None]
+    assert [result_json.test_status(t) for t in tests] == ["failed", "not_checked", "failed", "failed"]
+
+
+def test_the_terminal_table_says_not_checked():
+    lines = terminal_table.render(_result()).splitlines()
+    gated = next(line for line in lines if "uses lax.scan" in line and "ema" in line)
+    assert gated.endswith(messages.text("report.not_checked")) and gated.startswith("–")
