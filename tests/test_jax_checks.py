@@ -62,6 +62,8 @@ ERRORS = [
     ("UnexpectedTracerError", _use_escaped, ("escaped", "escaped", "escaped")),
     ("ValueError", lambda: jax.jit(lambda x, n: x, static_argnums=1)(1.0, jnp.ones(2)),
      ("hashable", "hashable", "hashable")),
+    # A Python `if` on a whole array without jit: ambiguous, and nothing to do with tracing.
+    ("ValueError", lambda: bool(jnp.ones(3) > 0), ("even without jit", "`jax.numpy.where`", "`jnp.where`")),
 ]
 
 

@@ -20,6 +20,7 @@ from autograder.catalog import assignment_catalogs
 # key -> the idea sentence (English; translations are catalog entries "<key>.idea").
 IDEAS: dict[str, str] = {
     # --- JAX errors, by type or message (check/jax_error_hints.py) ------------
+    "hint.ArrayTruthValue": "a Python `if`, `while`, `and`/`or` or `bool()` was applied to a whole array, whose truth value is ambiguous (even without jit): choose entry by entry with JAX's own control flow instead of branching in Python.",
     "hint.TracerBoolConversionError": "a Python `if`, `while`, `and`/`or` or `bool()` needed the value of a traced array. Inside jit, values are abstract: choose with JAX's own control flow (elementwise, between two computations, or a loop on a condition), or make the argument static.",
     "hint.ConcretizationTypeError": "a concrete Python value was needed from a traced value (a loop count, a shape, an `int`). Inside jit, values are abstract: loop with JAX's loops, whose bounds may be traced, choose without branching, or make the argument static if it really is a compile-time constant.",
     "hint.TracerIntegerConversionError": "a traced value was used where Python needs an int (a loop count, a list index, a shape). Make that argument static, or loop with a JAX loop whose bounds may be traced.",
@@ -43,6 +44,7 @@ IDEAS: dict[str, str] = {
 
 # key -> the JAX documentation entries a student should read (names, not sentences).
 APIS: dict[str, tuple[str, ...]] = {
+    "hint.ArrayTruthValue": ("jax.numpy.where", "jax.lax.cond"),
     "hint.TracerBoolConversionError": ("jax.numpy.where", "jax.lax.cond", "jax.lax.while_loop", "jax.jit(static_argnums=...)"),
     "hint.ConcretizationTypeError": ("jax.lax.fori_loop", "jax.lax.while_loop", "jax.numpy.where", "jax.jit(static_argnums=...)"),
     "hint.TracerIntegerConversionError": ("jax.jit(static_argnums=...)", "jax.lax.fori_loop"),

@@ -30,8 +30,8 @@ _BY_MESSAGE = (
     ("Gradient only defined for scalar-output functions", "ScalarOutputGrad"),
     ("as an abstract array", "NonArrayArgument"),
     ("Incompatible shapes for broadcasting", "IncompatibleShapes"),
-    # A Python `if` on a whole array fails even without jit.
-    ("truth value of an array with more than one element is ambiguous", "TracerBoolConversionError"),
+    # A Python `if` on a whole array fails even without jit: its own hint, which does not say "inside jit".
+    ("truth value of an array with more than one element is ambiguous", "ArrayTruthValue"),
     # jax.vmap mapping an argument it should share (in_axes 0 where None is meant).
     ("vmap got inconsistent sizes for array axes to be mapped", "VmapInAxes"),
     ("which implies that its rank should be at least 1", "VmapInAxes"),

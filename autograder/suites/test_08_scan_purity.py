@@ -41,7 +41,7 @@ from autograder.suites.api import (
 
 F32 = np.float32
 # Errors of a function that needs a concrete (static) value where the check traces it.
-_NEEDS_CONCRETE = {"hint.ConcretizationTypeError", "hint.TracerBoolConversionError",
+_NEEDS_CONCRETE = {"hint.ConcretizationTypeError", "hint.TracerBoolConversionError", "hint.ArrayTruthValue",
                    "hint.TracerIntegerConversionError", "hint.UnhashableStatic"}
 
 
