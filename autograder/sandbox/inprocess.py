@@ -75,7 +75,7 @@ def load_namespace(source: SubmissionSource, load_seconds: float, skip: frozense
 def _devices_as_they_are():
     """While the cells run, `JAX_NUM_CPU_DEVICES` is this process's device count once its JAX backend has
     started: a notebook's setup line that defers to it (10_parallel's) then asks for the count there is,
-    which JAX accepts, instead of another count, which it refuses once the backend runs. Before the
+    which is let through as already in effect (JAX itself refuses any count once the backend runs). Before the
     backend starts (`autograder check` in a fresh process) the notebook chooses its own count."""
     from jax._src import xla_bridge
 
@@ -85,10 +85,21 @@ def _devices_as_they_are():
     import jax
 
     previous = os.environ.get("JAX_NUM_CPU_DEVICES")
-    os.environ["JAX_NUM_CPU_DEVICES"] = str(jax.device_count())
+    count = jax.device_count()
+    os.environ["JAX_NUM_CPU_DEVICES"] = str(count)
+    update = jax.config.update
+
+    def update_unless_in_effect(name, value):
+        # JAX refuses any jax_num_cpu_devices once its backend runs, even the count in effect.
+        if name == "jax_num_cpu_devices" and str(value) == str(count):
+            return None
+        return update(name, value)
+
+    jax.config.update = update_unless_in_effect  # type: ignore[method-assign]
     try:
         yield
     finally:
+        del jax.config.update  # the instance attribute: Config.update again
         if previous is None:
             os.environ.pop("JAX_NUM_CPU_DEVICES", None)
         else:
