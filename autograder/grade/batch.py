@@ -45,6 +45,7 @@ from autograder.load.submission_identity import (
     EMPTY_FOLDER_STAND_IN,
     GRADESCOPE_METADATA,
     Identity,
+    RootLayout,
     empty_entries,
     identify_all,
 )
@@ -110,15 +111,17 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = (),
         else:
             found.append((path, path.parent))
     # A student entry holding nothing at all still gets a row (a zero that says the folder is empty).
+    layouts: dict[Path, RootLayout] = {}  # each root's, decided once for both steps
     others.extend((folder / EMPTY_FOLDER_STAND_IN, root) for folder, root in
-                  empty_entries([p for p in paths if _is_dir(p)], [f for f, _ in found + others], assignments))
+                  empty_entries([p for p in paths if _is_dir(p)], [f for f, _ in found + others], assignments,
+                                layouts))
     unique = []
     for file, root in found:  # the same file given twice is graded once
         key = os.path.abspath(file)
         if key not in seen:
             seen.add(key)
             unique.append((file, root))
-    identities = identify_all(unique + others, assignments)  # one call: each root's layout decided once
+    identities = identify_all(unique + others, assignments, layouts)  # each root's layout decided once
     chosen = submission_choice.choose([Found(f, r, i) for (f, r), i in zip(unique, identities, strict=False)],
                                       [Found(f, r, i) for (f, r), i in zip(others, identities[len(unique):],
                                                                             strict=True)],

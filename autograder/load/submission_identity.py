@@ -72,14 +72,16 @@ class RootLayout:
     error: str | None = None  # FILE: why the layout could not be decided, if it failed
 
 
-def identify_all(found: list[tuple[Path, Path]], assignments: Iterable[str]) -> list[Identity]:
+def identify_all(found: list[tuple[Path, Path]], assignments: Iterable[str],
+                 layouts: dict[Path, RootLayout] | None = None) -> list[Identity]:
     """The identity of each (file, root it was found under), in order; the layout is decided once per root.
 
+    `layouts`: those already decided (see `empty_entries`); the ones decided here are added to it.
     Never raises for what a root or file holds: a file whose identity cannot
     be read is graded under its file name, with a note.
     """
     known = frozenset(assignments)
-    layouts: dict[Path, RootLayout] = {}
+    layouts = {} if layouts is None else layouts
     identities = []
     for file, root in found:
         if root not in layouts:
@@ -88,21 +90,25 @@ def identify_all(found: list[tuple[Path, Path]], assignments: Iterable[str]) -> 
     return identities
 
 
-def empty_entries(roots: Iterable[Path], holding: Iterable[Path],
-                  assignments: Iterable[str]) -> list[tuple[Path, Path]]:
+def empty_entries(roots: Iterable[Path], holding: Iterable[Path], assignments: Iterable[str],
+                  layouts: dict[Path, RootLayout] | None = None) -> list[tuple[Path, Path]]:
     """(folder, root) for each student entry a root's layout names that holds none of the files in `holding`.
 
     So a student whose folder is empty (or holds only what the layout itself
     leaves there, like nbgrader's timestamp.txt) still gets a row. In an
     nbgrader entry whose only content is one `<assignment>/` folder, that
-    folder is returned, so the row is filed under its assignment.
+    folder is returned, so the row is filed under its assignment. `layouts`: as `identify_all`'s, shared
+    with it so that each root's layout (a Gradescope export's metadata, read) is decided once.
     """
     known = frozenset(assignments)
+    layouts = {} if layouts is None else layouts
     held = [os.path.abspath(path) for path in holding]
     empty = []
     for root in roots:
         try:
-            for entry in entry_folders(layout_of(root, known)):
+            if root not in layouts:
+                layouts[root] = layout_of(root, known)
+            for entry in entry_folders(layouts[root]):
                 inside = os.path.abspath(entry) + os.sep
                 if not any(path.startswith(inside) for path in held):
                     empty.append((_assignment_folder(entry, known), root))
