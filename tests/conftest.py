@@ -36,7 +36,7 @@ TIERS = {
               "test_out_dir_safety.py::test_batch_with_planted_fifos_links_and_directories_finishes_normally",
               "test_submission_loading.py::test_endless_loop_in_a_function_costs_only_that_function"),
     "assignment": ("test_corpus.py", "test_korean_feedback", "test_solutions_and_stubs", "test_hidden_inputs",
-                   "test_scaffold"),
+                   "test_scaffold", "test_student_placements"),
 }
 # Tests that cover every assignment at once without naming one in their ids: `--assignment NAME` keeps them.
 ASSIGNMENT_WIDE = ("test_grading_config", "test_layout", "test_translations", "test_corpus_coverage",

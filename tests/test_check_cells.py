@@ -41,7 +41,8 @@ def test_solution_check_cells_award_full_points_quietly_under_nbgrader(assignmen
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # the kernel inherits it, as under nbgrader
     notebook = _executed(REPO / "solutions" / assignment / f"{assignment}.ipynb")
     for cell in _check_cells(notebook):
-        assert _value(cell) == cell.metadata.nbgrader.points
+        printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        assert _value(cell) == cell.metadata.nbgrader.points, printed
         assert not [o for o in cell.outputs if o.output_type == "stream" and o.name == "stderr"]
         assert not [o for o in cell.outputs if o.output_type == "error"]
 

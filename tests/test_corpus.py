@@ -28,9 +28,7 @@ def _sandbox(config, assignment):
 
 @pytest.mark.parametrize("case", mistakes(), ids=lambda c: c.id)
 def test_mistake_fails_exactly_its_checks(case, config, seed):
-    result = grade_submission(case.file, config,
-                              GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
-                                             assignment=case.assignment, functions={case.function}))
+    result = _graded_in(case, config, seed, "en")[0]
     failed = {c.prop for c in result.checks if not c.passed}
     assert result.checks, f"{case.id}: no checks ran for {case.function}"
     assert failed == set(case.fails), (
@@ -64,11 +62,12 @@ def test_correct_alternative_scores_full_marks(case, config, seed):
 LANGUAGES = ("en", "ko")
 
 
-_GRADED: dict[tuple[str, str], tuple] = {}  # both cause tests read one grading per case and language
+# One grading per case and language, read by every test of that case (the file runs in one worker: --dist loadfile).
+_GRADED: dict[tuple[str, str], tuple] = {}
 
 
 def _graded_in(case, config, seed, language):
-    key = (case.id, language)
+    key = (case.id, case.function, language)  # one file can be a case of several functions
     if key not in _GRADED:
         _GRADED[key] = _grade_in(case, config, seed, language)
     return _GRADED[key]

@@ -18,11 +18,11 @@ import pytest
 from conftest import REPO
 
 from autograder import grading_config
+from autograder.authoring.notebooks import check_cell_source
 from autograder.integrations import release
 
 CONFIG = grading_config.load()
 ASSIGNMENTS = CONFIG.assignments
-CHECK_SOURCE = 'from autograder.notebook import check\ncheck("{function}", globals())'
 
 
 def _files(directory):
@@ -68,9 +68,10 @@ def _graded_cells(notebook):
             if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
 
 
-@pytest.mark.parametrize("where", ["solutions", "assignments"])
+@pytest.mark.parametrize("where", ["solutions", "assignments", "solutions/ko", "assignments/ko"])
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_one_locked_check_cell_per_function_with_grading_toml_points(assignment, where):
+    language = "ko" if where.endswith("/ko") else "en"
     path = REPO / where / assignment / f"{assignment}.ipynb"
     assert path.exists(), f"{path.relative_to(REPO)} does not exist: run `autograder release {assignment}`"
     cells = _graded_cells(nbformat.read(path, as_version=4))
@@ -85,12 +86,13 @@ def test_one_locked_check_cell_per_function_with_grading_toml_points(assignment,
         assert float(meta.points) == CONFIG.function_total(assignment, function), (
             f"check_{function} is worth {meta.points} points but grading.toml gives {function} "
             f"{CONFIG.function_total(assignment, function):g}: run `autograder release {assignment}`")
-        assert grade_cells[f"check_{function}"].source.strip() == CHECK_SOURCE.format(function=function), \
-            "a check cell holds only the import and the check() call, whose value is the points earned"
+        assert grade_cells[f"check_{function}"].source.strip() == check_cell_source(function, language), \
+            "a check cell holds only the import (saying what to do if it fails) and the check() call, " \
+            "whose value is the points earned: see authoring.notebooks.check_cell_source"
         solution = cells.get(f"{function}_solution")
         assert solution is not None and solution.metadata.nbgrader.get("solution") is True \
             and not solution.metadata.nbgrader.get("grade"), f"{function}_solution must be an nbgrader solution cell"
-        if where == "solutions":
+        if where.startswith("solutions"):
             assert "### BEGIN SOLUTION" in solution.source and "### END SOLUTION" in solution.source
         else:
             assert "raise NotImplementedError()" in solution.source and "BEGIN SOLUTION" not in solution.source

@@ -191,3 +191,67 @@ def test_the_store_of_an_assignment_with_many_programs_is_complete(tmp_path):
     grade_submission(solution, config, GradingOptions(seed=2026, assignment=assignment),
                      WorkerResources(write_programs_to=written))
     assert len(list(written.iterdir())) > 64  # the cap on a submission's own files (child.audit_guard)
+
+
+# --- the store kept for the next batch ------------------------------------------------------
+
+def _counting_build(calls: list):
+    def build(assignment, directory, part=0, parts=1):
+        calls.append(assignment)
+        (directory / "jit_add-0123").write_bytes(b"a program")
+
+    return build
+
+
+def test_a_later_batch_with_the_same_settings_skips_the_build(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_JAX_CACHE", str(tmp_path / "cache"))
+    config, calls = grading_config.load(), []
+    store, own = shared_programs.batch_store(config, 7, "os")
+    assert not own and store.parent == tmp_path / "cache" / "programs"
+    assert SharedPrograms(store, _counting_build(calls)).for_assignment(ASSIGNMENT) is not None
+    again, _ = shared_programs.batch_store(config, 7, "os")
+    assert again == store and SharedPrograms(again, _counting_build(calls)).for_assignment(ASSIGNMENT) is not None
+    assert calls == [ASSIGNMENT], "the second batch built again"
+    assert {shared_programs.batch_store(config, seed, sandbox)[0]
+            for seed, sandbox in [(8, "os"), (7, "process")]}.isdisjoint({store}), "another seed or sandbox reused it"
+
+
+def test_a_change_to_a_solution_builds_a_new_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_JAX_CACHE", str(tmp_path / "cache"))
+    course = tmp_path / "course"
+    (course / "solutions" / ASSIGNMENT).mkdir(parents=True)
+    (course / "grading.toml").write_bytes((REPO / "grading.toml").read_bytes())
+    solution = course / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    solution.write_bytes(SOLUTION.read_bytes())
+    config = grading_config.load(course / "grading.toml")
+    before, _ = shared_programs.batch_store(config, 7, "os")
+    solution.write_bytes(SOLUTION.read_bytes() + b"\n")
+    assert shared_programs.batch_store(config, 7, "os")[0] != before
+
+
+def test_without_a_cache_the_store_is_the_batchs_own(monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_JAX_CACHE", "off")
+    store, own = shared_programs.batch_store(grading_config.load(), 7, "os")
+    try:
+        assert own and store.is_dir() and store.stat().st_mode & 0o777 == 0o755
+    finally:
+        store.rmdir()
+
+
+def test_only_the_newest_stores_are_kept_and_none_used_within_a_day_is_removed(tmp_path, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.setenv("AUTOGRADER_JAX_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "cache" / "programs"
+    old = time.time() - 2 * shared_programs.STORE_IDLE_SECONDS
+    for index in range(shared_programs.KEPT_STORES + 3):
+        (root / f"old{index:02d}").mkdir(parents=True)
+        os.utime(root / f"old{index:02d}", (old + index, old + index))
+    (root / "recent").mkdir()
+    os.utime(root / "recent", (time.time() - 3600, time.time() - 3600))
+    store, _ = shared_programs.batch_store(grading_config.load(), 7, "os")
+    left = sorted(entry.name for entry in root.iterdir())
+    kept_old = shared_programs.KEPT_STORES - 2  # beside this batch's store and the recent one
+    newest_old = [f"old{index:02d}" for index in range(shared_programs.KEPT_STORES + 3)][-kept_old:]
+    assert left == sorted([store.name, "recent", *newest_old]), left

@@ -330,7 +330,30 @@ def test_check_cells_without_package_say_what_to_do(run_without_package):
 
 
 @pytest.fixture(scope="module")
-def installed_by_notebook(fresh_venv, dist, run_without_package) -> tuple[Path, nbformat.NotebookNode]:
+def run_before_install_cell(fresh_venv, dist, tmp_path_factory) -> nbformat.NotebookNode:
+    """The Korean notebook as nbgrader released it (no install cell), run where the package is not installed:
+    what a student sees who runs a check cell before the install cell, after a kernel restart say."""
+    path = tmp_path_factory.mktemp("before-install") / f"{ASSIGNMENT}.ipynb"
+    shutil.copy(ROOT / "assignments" / "ko" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", path)
+    return _run_notebook(fresh_venv, path)
+
+
+def test_check_cell_run_before_the_install_cell_says_what_to_do(run_before_install_cell):
+    from autograder.catalog import messages
+
+    with messages.using("ko"):
+        sentence = messages.text("student.check_cell_comment")
+    errors = [(cell.metadata["nbgrader"]["grade_id"], output) for cell in run_before_install_cell.cells
+              for output in cell.get("outputs", []) if output.output_type == "error"]
+    assert errors and all(output.ename == "ModuleNotFoundError" for _, output in errors), errors
+    for grade_id, output in errors:
+        shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(output.traceback))  # the traceback as the student sees it
+        assert grade_id.startswith("check_") and sentence in shown, (grade_id, shown)
+
+
+@pytest.fixture(scope="module")
+def installed_by_notebook(fresh_venv, dist, run_without_package,
+                          run_before_install_cell) -> tuple[Path, nbformat.NotebookNode]:
     """The untouched stub run top to bottom where the distribution lies: its install cell installs the wheel
     (after the run without the package, which needs a venv without it)."""
     notebook = _run_notebook(fresh_venv, dist / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")

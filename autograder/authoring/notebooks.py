@@ -13,6 +13,7 @@ import nbformat
 
 from autograder.authoring import templates
 from autograder.authoring.plan import AssignmentPlan
+from autograder.catalog import messages
 
 
 def _nbgrader(grade_id: str, *, grade: bool = False, locked: bool = True, solution: bool = False,
@@ -36,7 +37,8 @@ def _code(cell_id: str, source: str, metadata: dict[str, Any]):
     return cell
 
 
-def _exercise(text: dict[str, str], function: str, parameters: tuple[str, ...], index: int, points: float) -> list:
+def _exercise(text: dict[str, str], language: str, function: str, parameters: tuple[str, ...], index: int,
+              points: float) -> list:
     slug = function.replace("_", "-")
 
     def filled(part: str) -> str:
@@ -48,8 +50,20 @@ def _exercise(text: dict[str, str], function: str, parameters: tuple[str, ...], 
         _markdown(f"{slug}-task", filled("task")),
         _code(f"{slug}-solution", filled("solution"),
               _nbgrader(f"{function}_solution", locked=False, solution=True)),
-        _code(f"{slug}-check", filled("check"), _nbgrader(f"check_{function}", grade=True, points=points)),
+        _code(f"{slug}-check", check_cell_source(function, language),
+              _nbgrader(f"check_{function}", grade=True, points=points)),
     ]
+
+
+def check_cell_source(function: str, language: str) -> str:
+    """The check cell of `function` in a notebook in `language` ("en" or "ko").
+
+    Its import line says, in the notebook's language, what to do when it fails: a check cell run before
+    the install cell (a fresh Colab runtime) would otherwise end in a bare ModuleNotFoundError.
+    """
+    with messages.using(language):
+        comment = messages.text("student.check_cell_comment")
+    return templates.fill_text(templates.cells(language)["check"], function=function, check_comment=comment)
 
 
 def notebook(plan: AssignmentPlan, language: str, points: dict[str, float]):
@@ -58,7 +72,7 @@ def notebook(plan: AssignmentPlan, language: str, points: dict[str, float]):
     cells = [_markdown("title", templates.fill_text(text["title"], name=plan.name, number=plan.number)),
              _code("setup", text["setup"], _nbgrader("setup"))]
     for index, function in enumerate(plan.functions, start=1):
-        cells += _exercise(text, function, plan.parameters_of(function), index, points[function])
+        cells += _exercise(text, language, function, plan.parameters_of(function), index, points[function])
     autograder: dict[str, str] = {"assignment": plan.name}
     if language != "en":
         autograder["language"] = language

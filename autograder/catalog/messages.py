@@ -314,6 +314,7 @@ ENGLISH: dict[str, str] = {
     "student.value_limit": "the limit the grader sets for these inputs",
     "student.install_failed": "The checks of this notebook are not installed. Run `pip install {address}` (in a notebook cell: `%pip install {address}`), then restart the kernel and run this cell again.",
     "student.install_comment": "Installs the checks of this notebook (the `autograder` package) when they are missing, e.g. on Colab.",
+    "student.check_cell_comment": "ModuleNotFoundError here? Run the install cell at the top of the notebook first.",
     "student.data_missing": "The checks of {assignment} could not be read ({detail}). Reinstall the package.",
     # --- Reports ------------------------------------------------------------
     "report.header": "{name} ({assignment}), hidden-input seed {seed}",

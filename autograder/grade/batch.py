@@ -26,7 +26,6 @@ import queue
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -51,6 +50,7 @@ from autograder.load.submission_identity import (
 )
 from autograder.reports import class_report, grades_csv, gradescope_json, junit_xml
 from autograder.reports.out_dir import OutDir, safe_component
+from autograder.sandbox import shared_programs
 
 SUBMISSION_SUFFIXES = (".ipynb", ".py")
 # Time for the worker's own grading steps (pytest, comparisons), on top of the student's budget.
@@ -308,13 +308,12 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
     todo = _to_grade(items, out, config, seed, assignment, resume, sandbox, stream)
     if not todo:
         return
-    programs = Path(tempfile.mkdtemp(prefix="autograder-programs-"))  # the workers' shared_programs store
+    programs, own_store = shared_programs.batch_store(config, seed, sandbox)  # the workers' shared programs
     handles: list[WorkerHandle] = []
     progress = None
     pool = None
     restore_sigterm = _interrupt_on_sigterm()
     try:
-        programs.chmod(0o755)  # children read it (through a read-only view) as uids of their own
         # The workers start first: their imports, pytest session and zygote (seconds) overlap the
         # placeholders below; none gets a job before every placeholder is written.
         workers = max(1, min(jobs, len(todo)))
@@ -348,7 +347,8 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
             handle.close()  # a no-op for those _drain closed
         if progress is not None:
             progress.close()
-        shutil.rmtree(programs, ignore_errors=True)
+        if own_store:
+            shutil.rmtree(programs, ignore_errors=True)
 
 
 def _no_notebook_result(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None) -> SubmissionResult:

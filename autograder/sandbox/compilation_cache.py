@@ -1,6 +1,6 @@
 """JAX's persistent compilation cache, for processes whose every writer is trusted by every reader.
 
-Two users, each with a directory of its own:
+Three uses, each with a directory of its own:
 - "grade": the trusted side of `autograder grade`. Some suites compute their
   reference outputs with JAX (06_prng's exact-match references, for
   instance); a grading worker compiles those programs once, and a worker
@@ -14,6 +14,10 @@ Two users, each with a directory of its own:
   last one instead of compiling them again. Notebook check cells and
   nbgrader's kernels never use it, so one student's code cannot write what
   another's grading reads.
+- "programs": not JAX's cache but beside it, the stores of JAX's own
+  programs that `autograder grade` builds from the kit's solutions
+  (sandbox.shared_programs.batch_store), kept for the next batch with the
+  same settings.
 
 On CPU, JAX caches only programs that took longer to compile than
 jax_persistent_cache_min_compile_time_secs (1 s by default), which nearly
@@ -28,14 +32,24 @@ from pathlib import Path
 
 # A directory, or "off" to compile everything every time.
 ENVIRONMENT_VARIABLE = "AUTOGRADER_JAX_CACHE"
-USES = ("grade", "check")
+USES = ("grade", "check", "programs")
 MAX_BYTES = 512 << 20
 
 
 def default_directory(use: str = "grade") -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    name = "jax-compilation" if use == "grade" else f"jax-compilation-{use}"
+    name = {"grade": "jax-compilation", "programs": "shared-programs"}.get(use, f"jax-compilation-{use}")
     return Path(base) / "autograder" / name
+
+
+def directory(use: str = "grade") -> Path | None:
+    """`use`'s directory (not created), or None if $AUTOGRADER_JAX_CACHE is "off"."""
+    if use not in USES:
+        raise ValueError(f"use must be one of {USES}, got {use!r}")
+    setting = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
+    if setting.lower() == "off":
+        return None
+    return (Path(setting) / use) if setting else default_directory(use)
 
 
 def enable(use: str = "grade") -> Path | None:
@@ -43,20 +57,19 @@ def enable(use: str = "grade") -> Path | None:
 
     $AUTOGRADER_JAX_CACHE, if set to a directory, holds one subdirectory per use.
     """
-    if use not in USES:
-        raise ValueError(f"use must be one of {USES}, got {use!r}")
-    setting = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
-    if setting.lower() == "off":
+    if use == "programs":
+        raise ValueError("the shared programs' store is not JAX's cache: see sandbox.shared_programs.batch_store")
+    found = directory(use)
+    if found is None:
         return None
-    directory = (Path(setting) / use) if setting else default_directory(use)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        found.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # a read-only home, say: grading works the same, only slower
     import jax
 
-    jax.config.update("jax_compilation_cache_dir", str(directory))
+    jax.config.update("jax_compilation_cache_dir", str(found))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     jax.config.update("jax_compilation_cache_max_size", MAX_BYTES)
-    return directory
+    return found

@@ -30,13 +30,23 @@ Why the trust model holds:
 from __future__ import annotations
 
 import ast
+import hashlib
+import os
+import platform
 import shutil
+import tempfile
+import time
+from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
 from filelock import FileLock, Timeout
 
 from autograder.protocol.program_store import ENTRY, MAX_BYTES
+from autograder.sandbox import compilation_cache
+
+KEPT_STORES = 8  # a batch keeps at most this many earlier stores (the newest) ...
+STORE_IDLE_SECONDS = 24 * 3600  # ... and never removes one used within this time (a batch may be reading it)
 
 # Primitives whose compiled program holds a function the program's caller passed in.
 FUNCTION_CARRIERS = frozenset({
@@ -91,6 +101,66 @@ def primitive_names() -> frozenset[str]:
         return frozenset(str(primitive.name) for primitive in lowered)
     except Exception:
         return frozenset()
+
+
+def batch_store(config, seed: int, sandbox: str) -> tuple[Path, bool]:
+    """Where a batch's workers build and read the shared programs; True if the batch must delete it at its end.
+
+    With the compilation caches on (compilation_cache "programs"), a directory
+    named after everything the built programs depend on: the kit's code,
+    grading.toml, the solutions, the seed, the sandbox and the JAX and Python
+    versions. A later batch with the same settings finds every assignment
+    built (its `<assignment>.done`) and skips the build; any change, even to
+    a comment, builds afresh. Reusing one is as safe as within a batch: only
+    the kit's solutions ever wrote to it, through the same filter, and JAX
+    loads a program only where its own cache key (the whole program, compile
+    options, versions) matches. Otherwise ($AUTOGRADER_JAX_CACHE=off, or no
+    writable cache), a temporary directory.
+    """
+    root = compilation_cache.directory("programs")
+    if root is not None:
+        store = root / _store_key(config, seed, sandbox)
+        try:
+            store.mkdir(mode=0o755, parents=True, exist_ok=True)
+            os.utime(store)  # the newest; see _forget_old_stores
+            _forget_old_stores(root, keep=store)
+            return store, False
+        except OSError:
+            pass
+    store = Path(tempfile.mkdtemp(prefix="autograder-programs-"))
+    store.chmod(0o755)  # children read it (through a read-only view) as uids of their own
+    return store, True
+
+
+def _store_key(config, seed: int, sandbox: str) -> str:
+    digest = hashlib.sha256()
+    for part in (str(seed), sandbox, platform.python_version(), *_versions("jax", "jaxlib"), config.source.read_text()):
+        digest.update(part.encode() + b"\0")
+    kit = Path(__file__).resolve().parent.parent
+    solutions = [config.source.parent / "solutions" / a / f"{a}.ipynb" for a in config.assignments]
+    for path in [*sorted(kit.rglob("*.py")), *solutions]:
+        digest.update(str(path).encode() + b"\0")
+        digest.update(path.read_bytes() if path.is_file() else b"")
+    return digest.hexdigest()[:32]
+
+
+def _versions(*distributions: str) -> list[str]:
+    found = []
+    for name in distributions:
+        try:
+            found.append(metadata.version(name))
+        except metadata.PackageNotFoundError:
+            found.append("")
+    return found
+
+
+def _forget_old_stores(root: Path, keep: Path) -> None:
+    """Delete the stores beyond the KEPT_STORES newest that no batch used for STORE_IDLE_SECONDS."""
+    stores = sorted((entry for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink()),
+                    key=lambda entry: entry.stat().st_mtime, reverse=True)
+    for store in stores[KEPT_STORES:]:
+        if store != keep and time.time() - store.stat().st_mtime > STORE_IDLE_SECONDS:
+            shutil.rmtree(store, ignore_errors=True)
 
 
 class SharedPrograms:

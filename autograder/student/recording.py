@@ -52,7 +52,7 @@ class Recorder:
         self.answers: list[probing.Answer] = []
         self.comparisons = probing.Comparisons()
         self.probe: probing.Probe | None = None
-        self._facts: dict[int, tuple[tuple[str, str] | None, int, ProgramFacts]] = {}
+        self._facts: dict[int, tuple[tuple[str, str] | None, int, ProgramFacts | list]] = {}
 
     def _check_steps(self) -> list[dict]:
         if self.current is None:
@@ -67,7 +67,8 @@ class Recorder:
     def encode(self, value: Any, path: str = "value") -> Any:
         return recorded.encode(value, self.arrays, path)
 
-    def remember_facts(self, facts: ProgramFacts, index: int) -> None:
+    def remember_facts(self, facts: ProgramFacts | list, index: int) -> None:
+        """`facts` (a program's facts, or placed_run's placements) are the answer of step `index` of this check."""
         self._facts[id(facts)] = (self.current, index, facts)  # the facts object is kept alive, so its id is not reused
 
     def step_of(self, facts: Any) -> int:
@@ -162,15 +163,17 @@ class RecordingSubmission(Submission):
         return self._recorded(step, run, lambda value: {"value": self._recorder.encode(value, "output")})
 
     def placed_run(self, function, args, kwargs=None, *, rows_sharded=()):
-        """Recorded as the `jax.jit` call it is: the student package replays the values. Where the results live
-        depends on the student's devices, and is not recorded (the grader's check alone judges placements)."""
+        """Recorded as the `jax.jit` call it is, marked `placed`: the student package replays it with its own
+        placed_run, on the student's own devices. Where the solution's results lived is not recorded (it
+        depends on the devices); how the check judges placements is (`assert_spread`, `assert_uses_collective`,
+        recorded on this step), and the student package judges the student's placements the same way."""
         kwargs = dict(kwargs or {})
         options = {"mode": "jit", "static_argnums": [], "static_argnames": [], "argnums": 0, "in_axes": 0,
                    "key_reuse_check": False, "rows_sharded": list(rows_sharded)}
         step = {"op": "call", "function": function, "args": self._recorder.encode(tuple(args), "args"),
-                "kwargs": self._recorder.encode(kwargs, "kwargs"), "options": options}
-        self._recorder.comparisons.named(self._recorder.next_index(),
-                                         replay.described(function, tuple(args), kwargs, options))
+                "kwargs": self._recorder.encode(kwargs, "kwargs"), "options": options, "placed": {}}
+        index = self._recorder.next_index()
+        self._recorder.comparisons.named(index, replay.described(function, tuple(args), kwargs, options))
 
         def run():
             facts, value, placements = super(RecordingSubmission, self).placed_run(function, args, kwargs,
@@ -180,6 +183,9 @@ class RecordingSubmission(Submission):
 
         value = self._recorded(step, run, lambda value: {"value": self._recorder.encode(value, "output")})
         facts, placements = self._placed[function]  # a probing rerun gets the first run's answers
+        if self._recorder.probe is None:  # the judgements of this step's placements and program refer to it
+            self._recorder.remember_facts(facts, index)
+            self._recorder.remember_facts(placements, index)
         return facts, value, placements
 
     def trace(self, function, args, kwargs=None, *, static_argnums=(), static_argnames=()):
@@ -262,6 +268,38 @@ def _wrap_assert_uses_primitive(original: Callable, recorder: Recorder) -> Calla
         recorder.add({**uses, "fix": fix} if fix else uses)
 
     return assert_uses_primitive
+
+
+def _wrap_assert_spread(original: Callable, recorder: Recorder) -> Callable:
+    signature = inspect.signature(original)
+
+    def assert_spread(*args, **kwargs):
+        if recorder.probe is not None:
+            return original(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs).arguments
+        step = recorder.step_of(bound["placements"])
+        original(*args, **kwargs)
+        # On the placed step itself: its values decide first, as in the grader's expect_placement.
+        recorder.annotate(step, placed={"spread": str(bound["spread"]),
+                                        "fix": probing.hints_in(str(bound["why"]), recorder.assignment)})
+
+    return assert_spread
+
+
+def _wrap_assert_uses_collective(original: Callable, recorder: Recorder) -> Callable:
+    signature = inspect.signature(original)
+
+    def assert_uses_collective(*args, **kwargs):
+        if recorder.probe is not None:
+            return original(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs).arguments
+        step = recorder.step_of(bound["facts"])
+        original(*args, **kwargs)
+        recorder.add({"op": "collective", "step": step, "any_of": sorted(str(c) for c in bound.get("any_of", ())),
+                      "function": str(bound["function"]),
+                      "fix": probing.hints_in(str(bound["why"]), recorder.assignment)})
+
+    return assert_uses_collective
 
 
 def _wrap_assert_not_unrolled(original: Callable, recorder: Recorder) -> Callable:
@@ -356,7 +394,7 @@ def _wrap_assert_all_finite(original: Callable, recorder: Recorder) -> Callable:
 
 
 def _originals() -> dict[str, tuple[Callable, Callable]]:
-    from autograder.check import compare
+    from autograder.check import compare, placement_checks
     from autograder.suites import expect
 
     return {
@@ -368,6 +406,8 @@ def _originals() -> dict[str, tuple[Callable, Callable]]:
         "expect_raises": (expect.expect_raises, _wrap_expect_raises),
         "assert_trace_count": (expectations.assert_trace_count, _wrap_assert_trace_count),
         "expect_jitted": (expect.expect_jitted, _wrap_expect_jitted),
+        "assert_spread": (placement_checks.assert_spread, _wrap_assert_spread),
+        "assert_uses_collective": (expectations.assert_uses_collective, _wrap_assert_uses_collective),
     }
 
 
@@ -531,7 +571,8 @@ def record_assignment(assignment: str, config: GradingConfig, solution: Path, se
         checks.append({"function": check.function, "prop": check.prop, "points": check.max_score, "steps": steps})
     hinted = {hint["key"] for steps in recorder.steps.values() for step in steps
               for hint in [*step.get("hints", ()), *step.get("dtype_hints", ()), *step.get("non_finite_hints", ()),
-                           *step.get("fix", ()), *step.get("error_advice", ())]}
+                           *step.get("fix", ()), *step.get("error_advice", ()),
+                           *(step.get("placed") or {}).get("fix", ())]}
     record = {"format": FORMAT, "assignment": assignment, "seed": seed, "jax_version": jax.__version__,
               "checks": checks, "hints": probing.hint_catalog(hinted, config.hint_level("check")),
               "mistakes": mistake_recording.sentences([step for steps in recorder.steps.values() for step in steps])}

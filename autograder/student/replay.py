@@ -46,8 +46,10 @@ from autograder.check.expectations import (
     assert_no_host_callbacks,
     assert_no_value_larger_than,
     assert_not_unrolled,
+    assert_uses_collective,
     expected_error_feedback,
 )
+from autograder.check.placement_checks import assert_spread
 from autograder.check.results import CheckResult
 from autograder.check.retrace_explanations import explain
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, describe_call
@@ -105,13 +107,16 @@ def _replay_check(check: dict, arrays: list[np.ndarray], submission: Submission)
         elif op == "not_unrolled":
             assert_not_unrolled(facts[step["small"]], facts[step["large"]], function=step["function"],
                                 n_small=step["n_small"], n_large=step["n_large"], fix=_fix(step))
+        elif op == "collective":
+            with _advised(step):
+                assert_uses_collective(facts[step["step"]], step["any_of"], function=step["function"], why="")
         elif op == "no_value_larger_than":
             with _hinted(step):
                 assert_no_value_larger_than(facts[step["step"]], int(step["elements"]), function=step["function"],
                                             what=text("student.value_limit"), fix="")
         else:
             try:
-                answer = _request(step, arrays, submission)
+                answer = _placed(step, arrays, submission) if "placed" in step else _request(step, arrays, submission)
             except StudentCodeError as failure:
                 raise _with_error_advice(failure, step) from None
             if isinstance(answer, ProgramFacts):
@@ -199,6 +204,33 @@ def _call(step: dict, arrays: list[np.ndarray], submission: Submission) -> Any:
     with _hinted(step, arrays, actual, expected):
         assert_matches(actual, expected, call=call, rules=step.get("compare"))
     return actual
+
+
+def _placed(step: dict, arrays: list[np.ndarray], submission: Submission) -> ProgramFacts:
+    """A recorded `expect_placement`: `jax.jit` of the function on this process's devices returns the recorded
+    value (judged first, as the grader does), its outputs placed as the grader asks; the program's facts."""
+    function, options = step["function"], step.get("options", {})
+    args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
+    facts, actual, placements = submission.placed_run(function, args, kwargs,
+                                                      rows_sharded=tuple(options.get("rows_sharded", ())))
+    assert_no_host_callbacks(facts, function=function)
+    call = described(function, args, kwargs, options)
+    expected = recorded.decode(step["outcome"]["value"], arrays)
+    with _hinted(step, arrays, actual, expected):
+        assert_matches(actual, expected, call=call, rules=step.get("compare"))
+    if step["placed"].get("spread"):
+        with _advised(step["placed"]):
+            assert_spread(placements, step["placed"]["spread"], devices=submission.devices, call=call, why="")
+    return facts
+
+
+@contextlib.contextmanager
+def _advised(step: dict):
+    """A failed judgement at `step` ends with the exercise's advice the grader gives there (`_fix`)."""
+    try:
+        yield
+    except AssertionError as failure:
+        raise Mismatch(" ".join(filter(None, [str(failure).strip(), _fix(step)]))) from None
 
 
 def _trace(step: dict, arrays: list[np.ndarray], submission: Submission) -> ProgramFacts:

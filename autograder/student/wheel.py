@@ -48,7 +48,7 @@ KIT_MODULES = (
     "cleanroom/__init__.py", "cleanroom/programs.py", "cleanroom/module_walk.py",
     "check/submission.py", "check/results.py", "check/said_once.py", "check/compare.py",
     "check/jax_error_hints.py", "check/exported_program.py", "check/expectations.py", "check/typed_key.py",
-    "check/retrace_explanations.py",
+    "check/retrace_explanations.py", "check/placement_checks.py",
     "sandbox/inprocess.py", "sandbox/compilation_cache.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/display_width.py", "reports/check_cell.py",
     "student/__init__.py", "student/compat.py", "student/strings.py", "student/recorded.py", "student/replay.py",

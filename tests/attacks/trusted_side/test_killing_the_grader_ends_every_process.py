@@ -197,7 +197,10 @@ def _wait_until_under_way(batch: Batch) -> list[Process]:
         if len(workers) == 2 and _placeholders_written(batch) and _honest_finished(batch) and _spinning(tree):
             return tree
         time.sleep(0.5)
-    pytest.fail(f"grading was not under way after {UNDER_WAY_SECONDS:g} s:\n{_log_tail(batch)}")
+    tree = "\n".join(f"{p.pid} ppid {(_stat(p.pid) or ('?', 0, 0))[1]} state {(_stat(p.pid) or ('gone',))[0]} "
+                     f"cpu {_cpu_seconds(p.pid):.1f} s: {p.cmdline[:160]}" for p in _tree(batch.process.pid))
+    pytest.fail(f"grading was not under way after {UNDER_WAY_SECONDS:g} s:\n{_log_tail(batch)}\n"
+                f"the batch's processes:\n{tree}")
 
 
 def _placeholders_written(batch: Batch) -> bool:
