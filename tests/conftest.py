@@ -33,6 +33,7 @@ TIERS = {
     "browser": ("test_check_cell_rendering", "test_class_report.py::test_report_renders_in_a_headless_browser"),
     "grade": ("test_shards", "test_cpu_time_limits", "test_class_grading", "test_batch_grading", "test_class_report",
               "test_shared_programs", "test_github_classroom",
+              "test_worker_sessions.py::test_a_submission_of_an_assignment_not_collected_gets_the_same_grade",
               "test_out_dir_safety.py::test_batch_with_planted_fifos_links_and_directories_finishes_normally",
               "test_submission_loading.py::test_endless_loop_in_a_function_costs_only_that_function"),
     "assignment": ("test_corpus.py", "test_korean_feedback", "test_solutions_and_stubs", "test_hidden_inputs",

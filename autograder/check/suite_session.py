@@ -29,10 +29,15 @@ def serve(assignments: list[str], work: Callable[[RunChecks], None]) -> None:
     """Collect the suites of `assignments`, then call `work(run_checks)` inside the session.
 
     `run_checks(assignment, submission, seed, functions)` has runner.run_checks'
-    meaning. Returns when `work` does; re-raises what `work` raised.
+    meaning, for any assignment: one whose suite this session did not collect
+    runs in a pytest run of its own (runner.run_checks), as slow as that is
+    (collecting every suite costs a worker about 1 s; a batch collects those
+    its submissions' names suggest). Returns when `work` does; re-raises what
+    `work` raised.
     """
     session = _Session(work)
     suites = [str(runner.suite_path(a)) for a in assignments if runner.suite_path(a).exists()]
+    session.collected = {Path(suite) for suite in suites}
     # A suite that does not import fails its own submissions, not the others'.
     args = [*suites, *runner.PYTEST_OPTIONS, "--continue-on-collection-errors"]
     with runner.no_plugin_autoload(), contextlib.redirect_stdout(session.output):
@@ -54,6 +59,7 @@ class _Session:
         self.output = _Tail()
         self._broken: dict[Path, str] = {}
         self._session: pytest.Session | None = None
+        self.collected: set[Path] = set()
 
     def pytest_collectreport(self, report) -> None:
         if report.failed and report.nodeid:
@@ -74,6 +80,8 @@ class _Session:
         session = self._session
         if session is None:
             raise RuntimeError("run_checks is only called from inside pytest's test loop")
+        if suite not in self.collected:
+            return runner.run_checks(assignment, submission, seed, functions)
         if suite in self._broken:
             raise RuntimeError(f"the {assignment} suite could not run:\n{self._broken[suite]}")
         items = [item for item in session.items

@@ -84,6 +84,14 @@ def main(socket_fd: int) -> None:
     finally:
         for pid in list(_children):
             _kill_group(pid)
+    # The worker waits for this exit at the end of every batch: interpreter shutdown with JAX
+    # imported (0.3 s) only delays it. Nothing is left to write (children are gone, logs unbuffered).
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    _EXIT(0)
 
 
 def _preload():

@@ -317,9 +317,10 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
         # The workers start first: their imports, pytest session and zygote (seconds) overlap the
         # placeholders below; none gets a job before every placeholder is written.
         workers = max(1, min(jobs, len(todo)))
+        collect = _likely_assignments([item for item, _ in todo], config, assignment)
         for index in range(workers):
             handles.append(WorkerHandle(worker_command(config.source, seed, assignment, sandbox, programs,
-                                                       index=index, workers=workers)))
+                                                       index=index, workers=workers, collect=collect)))
             handles[-1].spawn()
         for item, _digest in todo:
             placeholder = _crashed(item, config, seed, assignment, messages.text("batch.interrupted"))
@@ -349,6 +350,21 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
             progress.close()
         if own_store:
             shutil.rmtree(programs, ignore_errors=True)
+
+
+def _likely_assignments(items: list[BatchItem], config: GradingConfig, assignment: str | None) -> list[str] | None:
+    """The assignments the workers' sessions collect at start: --assignment, else those the layout or the
+    file names name, else (a file that names none) None, every one. Only a guess about what to prepare:
+    a submission of another assignment is graded all the same (suite_session.serve), a little slower."""
+    if assignment:
+        return [assignment]
+    found = set()
+    for item in items:
+        named = item.assignment or max((a for a in config.assignments if a in item.path.name), key=len, default=None)
+        if named is None:
+            return None
+        found.add(named)
+    return sorted(found)
 
 
 def _no_notebook_result(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None) -> SubmissionResult:

@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="split building the store's programs of an assignment into this many parts")
     parser.add_argument("--worker-index", type=int, default=0, help="which part this worker builds first")
     parser.add_argument("--parent-pid", type=int, help="the batch parent: this worker dies with it")
+    parser.add_argument("--collect", help="comma-separated: the assignments whose suites to collect at start "
+                                          "(the others run in a pytest run of their own); default all")
     args = parser.parse_args(argv)
     # Before anything starts (the zygote, its children): a killed batch parent ends this worker
     # at once, even mid-submission, and with it everything it started.
@@ -72,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     from autograder.check import suite_session
 
     try:
-        suite_session.serve(worker.config.assignments, worker.serve)
+        collect = [a for a in (args.collect or "").split(",") if a in worker.config.assignments]
+        suite_session.serve(collect or worker.config.assignments, worker.serve)
     finally:
         worker.close()
     # Every result is written (atomically) and reported: what interpreter shutdown would still do,

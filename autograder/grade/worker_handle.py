@@ -208,13 +208,17 @@ def _kill_group(pid: int) -> None:
 
 
 def worker_command(config_path: Path, seed: int, assignment: str | None, sandbox: str,
-                   programs_dir: Path | None = None, *, index: int = 0, workers: int = 1) -> list[str]:
-    """The command of worker `index` of `workers` (which part of a store's build it starts with)."""
+                   programs_dir: Path | None = None, *, index: int = 0, workers: int = 1,
+                   collect: list[str] | None = None) -> list[str]:
+    """The command of worker `index` of `workers` (which part of a store's build it starts with);
+    `collect`: the assignments whose suites it collects at start (None: all)."""
     command = [sys.executable, "-m", "autograder.grade.batch_worker", "--seed", str(seed),
                "--config", str(config_path), "--sandbox", sandbox,
                "--build-parts", str(workers), "--worker-index", str(index)]
     if assignment:
         command += ["--assignment", assignment]
+    if collect:
+        command += ["--collect", ",".join(collect)]
     if programs_dir is not None:
         command += ["--programs-dir", str(programs_dir)]
     return command
