@@ -184,17 +184,19 @@ def _log_tail(batch: Batch) -> str:
 
 
 def _wait_until_under_way(batch: Batch) -> list[Process]:
-    """The parent's process tree once both workers run and a sandbox child spins.
+    """The parent's process tree once the classmates are finished and a sandbox child spins.
 
     The spinning submission is the first job, so once its classmates are finished
-    the sandbox child still using CPU is the one that spins.
+    the sandbox child still using CPU is the one that spins. The worker that graded
+    them may have ended already (the batch closes a worker as soon as no job is left
+    for it): the tree is the spinning worker's, its zygote's and children's.
     """
     deadline = time.monotonic() + UNDER_WAY_SECONDS
     while time.monotonic() < deadline:
         assert batch.process.poll() is None, f"the batch ended before it was killed:\n{_log_tail(batch)}"
         tree = _tree(batch.process.pid)
         workers = [p for p in tree if "autograder.grade.batch_worker" in p.cmdline]
-        if len(workers) == 2 and _placeholders_written(batch) and _honest_finished(batch) and _spinning(tree):
+        if workers and _placeholders_written(batch) and _honest_finished(batch) and _spinning(tree):
             return tree
         time.sleep(0.5)
     tree = "\n".join(f"{p.pid} ppid {(_stat(p.pid) or ('?', 0, 0))[1]} state {(_stat(p.pid) or ('gone',))[0]} "
