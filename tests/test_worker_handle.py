@@ -69,3 +69,19 @@ def test_stop_from_another_thread_ends_a_hanging_worker_at_once_and_starts_no_ot
     assert time.monotonic() - started < 20
     with pytest.raises(WorkerStopped):
         worker.grade({"name": "after"}, 30)
+
+
+LINGERING_WORKER = FAKE_WORKER + "time.sleep(600)  # after its last job: a worker slow to finish its session\n"
+
+
+def test_stop_ends_a_worker_that_is_closing_at_once():
+    """Ctrl-C while a drain waits for its worker to exit (up to 30 s): the batch ends now, not then."""
+    handle = WorkerHandle([sys.executable, "-c", LINGERING_WORKER])
+    handle.grade({"name": "last"}, 30)
+    closing = threading.Thread(target=handle.close)
+    started = time.monotonic()
+    closing.start()
+    time.sleep(1.0)
+    handle.stop()
+    closing.join(timeout=60)
+    assert not closing.is_alive() and time.monotonic() - started < 20

@@ -56,6 +56,7 @@ class WorkerHandle:
         self._ready = False
         self._stopped = False
         self._lock = threading.Lock()  # stop() may come from another thread than the one grading
+        self._closing: subprocess.Popen | None = None  # a worker close() waits for: stop() ends it too
 
     def spawn(self) -> None:
         """Start the worker process without waiting for it: its imports overlap the caller's work.
@@ -96,12 +97,14 @@ class WorkerHandle:
         """
         with self._lock:
             self._stopped = True
-            process = self._process
-            if process is not None and process.returncode is None:
-                _kill_group(process.pid)
+            for process in (self._process, self._closing):  # a closing worker has reported all it graded
+                if process is not None and process.returncode is None:
+                    _kill_group(process.pid)
 
     def close(self) -> None:
-        process, self._process = self._process, None
+        with self._lock:
+            process, self._process = self._process, None
+            self._closing = process
         if process is None:
             return
         try:
@@ -112,6 +115,7 @@ class WorkerHandle:
         except (OSError, subprocess.TimeoutExpired):
             pass
         self._kill(process)
+        self._closing = None
         if self._log is not None:
             self._log.close()
             self._log = None
