@@ -39,6 +39,7 @@ from autograder.grade.unfinished_results import crashed_result, unreadable_resul
 from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, WorkerStopped, worker_command
 from autograder.grading_config import GradingConfig
 from autograder.load import submission_choice
+from autograder.load.assignment_names import assignment_in_file_name
 from autograder.load.submission_choice import FileChoice, Found
 from autograder.load.submission_identity import (
     EMPTY_FOLDER_STAND_IN,
@@ -360,7 +361,7 @@ def _likely_assignments(items: list[BatchItem], config: GradingConfig, assignmen
         return [assignment]
     found = set()
     for item in items:
-        named = item.assignment or max((a for a in config.assignments if a in item.path.name), key=len, default=None)
+        named = item.assignment or assignment_in_file_name(item.path, config.assignments)
         if named is None:
             return None
         found.add(named)

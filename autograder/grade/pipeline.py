@@ -23,13 +23,8 @@ from autograder.grade.device_runs import DeviceRun, merged_outcomes
 from autograder.grade.unfinished_results import unreadable_result
 from autograder.grading_config import GradingConfig
 from autograder.load import example_cells
-from autograder.load.submission_source import (
-    SubmissionError,
-    assignment_in_file_name,
-    guess_assignment,
-    read,
-    resolve_assignment,
-)
+from autograder.load.assignment_names import assignment_in_file_name
+from autograder.load.submission_source import SubmissionError, guess_assignment, read, resolve_assignment
 from autograder.protocol.limits import ChildLimits
 from autograder.sandbox.inprocess import InProcessTransport, load_namespace
 from autograder.sandbox.parent import SandboxTransport

@@ -30,6 +30,7 @@ from typing import Iterable
 
 from autograder.catalog import messages
 from autograder.load import bounded_json
+from autograder.load.assignment_names import assignment_in_file_name
 from autograder.load.submission_identity import EMPTY_FOLDER_STAND_IN, FILE, Identity
 
 MAX_METADATA_READ_BYTES = 32 << 20  # as submission_source.MAX_SUBMISSION_BYTES: larger files are unreadable anyway
@@ -117,8 +118,7 @@ def _one_per_assignment(files: list[Found], known: frozenset[str], override: str
 
 def assignment_of(found: Found, declared: str | None, known: frozenset[str], override: str | None) -> str | None:
     """The assignment a file is handed in for, as far as can be told without grading it; None if nothing says."""
-    in_name = [name for name in sorted(known, key=len, reverse=True) if name in found.path.stem]
-    for candidate in (override, found.identity.assignment, declared, in_name[0] if in_name else None):
+    for candidate in (override, found.identity.assignment, declared, assignment_in_file_name(found.path, known)):
         if candidate in known:
             return candidate
     return None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from autograder.catalog import messages
 from autograder.load import bounded_json
+from autograder.load.assignment_names import assignment_in_file_name
 
 
 def _import_nbformat():
@@ -242,12 +243,6 @@ def resolve_assignment(source: SubmissionSource, known: list[str], override: str
     raise SubmissionError(
         messages.text("load.unknown_assignment", path=source.path, known=", ".join(known))
     )
-
-
-def assignment_in_file_name(path: Path, known: list[str]) -> str | None:
-    """The longest known assignment name inside the file's name, if any."""
-    matches = [name for name in sorted(known, key=len, reverse=True) if name in path.stem]
-    return matches[0] if matches else None
 
 
 def guess_assignment(path: Path, known: list[str], override: str | None) -> str | None:

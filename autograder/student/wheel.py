@@ -43,6 +43,7 @@ KIT_MODULES = (
     "child/time_limits.py",
     "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py",
     "protocol/wire_format.py", "protocol/errors.py", "protocol/requests.py", "load/submission_source.py",
+    "load/assignment_names.py",
     "load/bounded_json.py",
     "protocol/program_facts.py", "protocol/program_failures.py", "protocol/placements.py",
     "cleanroom/__init__.py", "cleanroom/programs.py", "cleanroom/module_walk.py",
