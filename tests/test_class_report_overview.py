@@ -123,3 +123,14 @@ def test_the_terminal_summary_cuts_a_long_hint_between_words():
     assert len(hint_line) <= class_report.TERMINAL_WIDTH and hint_line.endswith("…")
     shown = hint_line.strip().removesuffix("…")
     assert HINT.startswith(shown) and HINT[len(shown)] in " ,;:", f"cut inside a word: {hint_line!r}"
+
+
+def test_a_stub_whose_feedback_is_korean_is_not_attempted_in_an_english_report():
+    """A Korean notebook's checks speak Korean (its setup cell); the instructor's report still counts its stubs."""
+    with messages.using("ko"):
+        korean = messages.text("call.not_implemented", function="swap_rows")
+    results = [_result("kim_ko", "kim_ko", [(CHECKS[0], True, ""), (CHECKS[1], True, ""),
+                                             (CHECKS[2], False, korean), (CHECKS[3], False, korean)])]
+    report = class_report.build(results)
+    assert [(row.function, row.count) for row in report.not_attempted] == [("swap_rows", 1)]
+    assert not report.failures

@@ -49,12 +49,16 @@ def hint_of(feedback: str) -> str | None:
 
 
 def sentence_pattern(key: str) -> re.Pattern:
-    """A regular expression for the catalog's sentence `key`, any fields, in English or the current language."""
+    """A regular expression for the catalog's sentence `key`, any fields, in any language of the catalog.
+
+    Every language, not only the report's: a Korean notebook's checks speak Korean whatever the
+    instructor's report is in."""
     templates = {messages.ENGLISH[key]} if key in messages.ENGLISH else set()
-    try:
-        templates.add(messages.catalog(messages.language()).get(key) or "")
-    except Exception:
-        pass
+    for language in messages.LANGUAGES:
+        try:
+            templates.add(messages.catalog(language).get(key) or "")
+        except Exception:
+            pass
     alternatives = []
     for template in filter(None, templates):
         template = template.split("\n")[0]  # feedback is matched line by line
