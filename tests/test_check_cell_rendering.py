@@ -1,11 +1,13 @@
-"""The check cell's HTML table is laid out left-aligned in JupyterLab 4 and Notebook 7, read from the DOM.
+"""The check cell's HTML table is laid out left-aligned in JupyterLab 4, Notebook 7 and VS Code, read from the DOM.
 
 A real `jupyter lab` server (JupyterLab and Notebook 7 come with nbgrader)
 opens a notebook whose output is the check cell's table, as a student's
 kernel displays it; headless Chromium renders it with the frontend's own
 CSS, and the test reads each cell's computed style: every text cell
 left-aligned, the table at the output's left edge, each hint starting where
-the check's function name starts. Nothing depends on how fast the machine
+the check's function name starts. VS Code's notebook editor cannot run
+here: its webview's stylesheet, vendored in tests/frontends/, is rendered
+around the same table in the same browser. Nothing depends on how fast the machine
 is: the waits are for elements to appear, with generous limits.
 """
 
@@ -31,6 +33,7 @@ from autograder.reports.check_cell import CheckCellTable
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 JUPYTER = Path(sys.executable).with_name("jupyter")
+VSCODE_WEBVIEW = Path(__file__).parent / "frontends" / "vscode_notebook_webview.html"
 STARTUP_SECONDS = 600  # a loaded 2-core machine; the test waits for readiness, never for a fixed time
 FEEDBACK = ("histogram(i32[104], 3) returned the wrong values.\n"
             "  got:      [1 1 1]\n"
@@ -149,7 +152,27 @@ def test_check_cell_table_is_left_aligned(jupyter, browser, frontend):
     browser.get(f"{base}/{frontend}/table.ipynb?token={token}")
     WebDriverWait(browser, STARTUP_SECONDS, poll_frequency=0.5).until(
         expected_conditions.presence_of_element_located((By.CSS_SELECTOR, ".jp-OutputArea .autograder-check td")))
-    layout = browser.execute_script(LAYOUT)
+    _assert_left_aligned(browser.execute_script(LAYOUT))
+
+
+def test_check_cell_table_is_left_aligned_under_vscodes_notebook_stylesheet(browser, tmp_path):
+    """VS Code's notebook webview right-aligns tables (`table, th, tr {text-align: right}`) and sets
+    every cell's padding: its stylesheet, vendored in tests/frontends/, around the same table."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = tmp_path / "vscode.html"
+    page.write_text(VSCODE_WEBVIEW.read_text(encoding="utf-8").replace(
+        '<div class="output"></div>', f'<div class="output">{_table_html()}</div>'), encoding="utf-8")
+    browser.get(page.as_uri())
+    WebDriverWait(browser, STARTUP_SECONDS, poll_frequency=0.5).until(
+        expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "div.output .autograder-check td")))
+    _assert_left_aligned(browser.execute_script(LAYOUT))
+
+
+def _assert_left_aligned(layout: dict) -> None:
+    """Every text cell left-aligned, the table at the output's left edge, each hint under the function names."""
     cells = layout["cells"]
     points = [c for c in cells if "/" in c["text"] and c["colspan"] == 1 and c["index"] == 3]
     text_cells = [c for c in cells if c not in points]
