@@ -40,7 +40,7 @@ ASSIGNMENT = "01_immutable_updates"
 ATTACK_NAMES = ("custom_call", "named_scope", "cache_marker", "endless_loop")
 CLASSMATES = ("01_immutable_updates", "02_where")
 MARKER = bytes.fromhex("c0ffee5a17e5d00d0b5e55ed2bad1dea")  # as in cleanroom_cache_marker_01.py
-CALL_SECONDS = 8
+CALL_SECONDS = 4  # the endless loop costs this much CPU per request: short, far above an honest call
 BATCH_TIMEOUT_SECONDS = 900
 
 
@@ -60,9 +60,9 @@ def _classmate(assignment: str) -> str:
 def clean_room_batch(tmp_path_factory):
     """The attacks, their twins and two classmates graded by the real CLI, with a home and temp dir of their own."""
     text = (REPO / "grading.toml").read_text()
-    config_text = text.replace("load_seconds = 60", "load_seconds = 20").replace(
+    config_text = text.replace("load_seconds = 60", "load_seconds = 8").replace(
         "call_seconds = 30", f"call_seconds = {CALL_SECONDS}")
-    assert config_text.count("load_seconds = 20") == 1 and config_text.count(f"call_seconds = {CALL_SECONDS}") == 1
+    assert config_text.count("load_seconds = 8") == 1 and config_text.count(f"call_seconds = {CALL_SECONDS}") == 1
     config = tmp_path_factory.mktemp("config") / "grading.toml"
     config.write_text(config_text)
     batch = tmp_path_factory.mktemp("clean_room_batch")
