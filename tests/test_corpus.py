@@ -15,7 +15,10 @@ from corpus_causes import cause_sentence, false_causes, first_failure, names_cau
 from solution_lines import secret_lines
 
 from autograder.catalog import messages
-from autograder.grade.pipeline import GradingOptions, grade_submission
+from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
+from autograder.protocol.limits import ChildLimits
+from autograder.sandbox.program_runner import ConfinedProgramRunner
+from autograder.sandbox.zygote_client import Zygote
 
 SOLUTION_CODE = secret_lines(expressions=True)
 
@@ -26,9 +29,43 @@ def _sandbox(config, assignment):
     return "process" if config.device_counts(assignment) else "inprocess"
 
 
+class _Children:
+    """What a batch worker keeps for its sandbox children, for the cases graded in them: a zygote that has
+    imported JAX (each child forks from it) and a clean-room runner, each renewed if it died."""
+
+    def __init__(self, config):
+        self._config = config
+        self._zygote: Zygote | None = None
+        self._runner = ConfinedProgramRunner("process", limits=ChildLimits.from_config(config.sandbox),
+                                             busy_factor=config.limits.busy_factor)
+
+    def resources(self) -> WorkerResources:
+        if self._zygote is None or not self._zygote.alive:
+            if self._zygote is not None:
+                self._zygote.close()
+            self._zygote = self._runner.zygote = Zygote(mode="process")
+        return WorkerResources(zygote=self._zygote, program_runner=self._runner)
+
+    def close(self) -> None:
+        self._runner.close()
+        if self._zygote is not None:
+            self._zygote.close()
+
+
+@pytest.fixture(scope="module")
+def children(config):
+    kept = _Children(config)
+    yield kept
+    kept.close()
+
+
+def _grade(file, config, options: GradingOptions, children: _Children):
+    return grade_submission(file, config, options, children.resources() if options.sandbox == "process" else None)
+
+
 @pytest.mark.parametrize("case", mistakes(), ids=lambda c: c.id)
-def test_mistake_fails_exactly_its_checks(case, config, seed):
-    result = _graded_in(case, config, seed, "en")[0]
+def test_mistake_fails_exactly_its_checks(case, config, seed, children):
+    result = _graded_in(case, config, seed, "en", children)[0]
     failed = {c.prop for c in result.checks if not c.passed}
     assert result.checks, f"{case.id}: no checks ran for {case.function}"
     assert failed == set(case.fails), (
@@ -49,10 +86,10 @@ def test_mistake_fails_exactly_its_checks(case, config, seed):
 
 
 @pytest.mark.parametrize("case", corrects(), ids=lambda c: c.id)
-def test_correct_alternative_scores_full_marks(case, config, seed):
-    result = grade_submission(case.file, config,
-                              GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
-                                             assignment=case.assignment, functions=set(case.functions)))
+def test_correct_alternative_scores_full_marks(case, config, seed, children):
+    result = _grade(case.file, config, GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
+                                                     assignment=case.assignment, functions=set(case.functions)),
+                    children)
     assert {c.function for c in result.checks} == set(case.functions)
     assert result.score == result.max_score, (
         f"{case.id} ({case.why}) lost points:\n"
@@ -66,19 +103,19 @@ LANGUAGES = ("en", "ko")
 _GRADED: dict[tuple[str, str], tuple] = {}
 
 
-def _graded_in(case, config, seed, language):
+def _graded_in(case, config, seed, language, children):
     key = (case.id, case.function, language)  # one file can be a case of several functions
     if key not in _GRADED:
-        _GRADED[key] = _grade_in(case, config, seed, language)
+        _GRADED[key] = _grade_in(case, config, seed, language, children)
     return _GRADED[key]
 
 
-def _grade_in(case, config, seed, language):
+def _grade_in(case, config, seed, language, children):
     messages.choose(language)
     try:
-        result = grade_submission(case.file, config,
-                                  GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
-                                                 assignment=case.assignment, functions={case.function}))
+        result = _grade(case.file, config, GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
+                                                         assignment=case.assignment, functions={case.function}),
+                        children)
         with messages.hints_at(config.hint_level("grade")):
             return result, cause_sentence(case), names_cause_first(result, case), false_causes(result, case)
     finally:
@@ -87,8 +124,8 @@ def _grade_in(case, config, seed, language):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("case", [c for c in mistakes() if c.names_a_cause], ids=lambda c: c.id)
-def test_first_hint_names_the_real_cause(case, language, config, seed):
-    result, cause, named, _ = _graded_in(case, config, seed, language)
+def test_first_hint_names_the_real_cause(case, language, config, seed, children):
+    result, cause, named, _ = _graded_in(case, config, seed, language, children)
     check = first_failure(result)
     assert named, (f"{case.id} ({case.why}), {language}: the first hint should name {cause!r}; "
                    f"first failed check {check.name if check else None!r} says:\n{check.feedback if check else ''}")
@@ -96,7 +133,7 @@ def test_first_hint_names_the_real_cause(case, language, config, seed):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("case", [c for c in mistakes() if c.names_a_cause or c.not_causes], ids=lambda c: c.id)
-def test_no_hint_asserts_a_false_cause(case, language, config, seed):
-    result, _, _, wrong = _graded_in(case, config, seed, language)
+def test_no_hint_asserts_a_false_cause(case, language, config, seed, children):
+    result, _, _, wrong = _graded_in(case, config, seed, language, children)
     assert not wrong, (f"{case.id} ({case.why}), {language}: the feedback asserts causes this code does not have: "
                        f"{wrong}\n" + "\n".join(c.feedback for c in result.checks if not c.passed))

@@ -185,7 +185,7 @@ class _BusyOnceWorker:
         result.problem = "grader_error" if self.jobs.count(job["name"]) == 1 else None
         batch._write_quietly(result, item, self.out)
 
-    def close(self) -> None:
+    def finish(self) -> None:
         pass
 
 

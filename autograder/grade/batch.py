@@ -19,6 +19,7 @@ written at the end whatever happened to the results.json files.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -244,10 +245,11 @@ def grade_batch(
     if select is not None:  # one shard of the class (grade/shards.py): named as in the whole class, then chosen
         items = select(items)
     stream = progress_stream or sys.stderr
-    with OutDir(out_dir) as out:
+    # `ending` ends the workers after the reports are written: they exit while the reports are made.
+    with OutDir(out_dir) as out, contextlib.ExitStack() as ending:
         failure = None
         try:
-            _grade_all(items, out, config, seed, jobs, assignment, resume, sandbox, stream)
+            _grade_all(items, out, config, seed, jobs, assignment, resume, sandbox, stream, ending)
         except BaseException as error:  # Ctrl-C and SIGTERM too: grades.csv is written even so, then it is raised
             failure = error
         results = [_read_back(item, out, config, seed, assignment) for item in items]
@@ -305,14 +307,16 @@ def _to_grade(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: 
 
 
 def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int,
-               assignment: str | None, resume: bool, sandbox: str, stream) -> None:
+               assignment: str | None, resume: bool, sandbox: str, stream, ending: contextlib.ExitStack) -> None:
+    """Grade `items` with worker processes; `ending` gets what ends them (their exit, awaited; the store)."""
     todo = _to_grade(items, out, config, seed, assignment, resume, sandbox, stream)
     if not todo:
         return
     programs, own_store = shared_programs.batch_store(config, seed, sandbox)  # the workers' shared programs
     handles: list[WorkerHandle] = []
     progress = None
-    pool = None
+    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo))))
+    ending.push(_Ending(handles, pool, programs if own_store else None).end)
     restore_sigterm = _interrupt_on_sigterm()
     try:
         # The workers start first: their imports, pytest session and zygote (seconds) overlap the
@@ -330,7 +334,6 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
         for entry in todo:
             pending.put(entry)
         progress = Progress(len(todo), stream)
-        pool = ThreadPoolExecutor(max_workers=workers)
         regraded: set[str] = set()
         for done in [pool.submit(_drain, pending, handle, out, config, seed, assignment, progress, regraded)
                      for handle in handles]:
@@ -343,14 +346,37 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
         raise
     finally:
         restore_sigterm()
-        if pool is not None:
-            pool.shutdown()
-        for handle in handles:
-            handle.close()  # a no-op for those _drain closed
         if progress is not None:
             progress.close()
-        if own_store:
-            shutil.rmtree(programs, ignore_errors=True)
+
+
+@dataclasses.dataclass
+class _Ending:
+    """What ends a batch's workers, once its reports are written (an ExitStack's exit callback)."""
+
+    handles: list[WorkerHandle]
+    pool: ThreadPoolExecutor
+    own_store: Path | None  # the store of shared programs made for this batch alone, deleted last
+
+    def end(self, error_type, _error, _traceback) -> bool:
+        try:
+            if error_type is not None:  # the reports failed, or Ctrl-C came while they were written
+                self._stop()
+            for handle in self.handles:
+                handle.close()  # waits for a worker that is exiting, kills what is left of its group
+        except BaseException:  # Ctrl-C while waiting: end them all now
+            self._stop()
+            raise
+        finally:
+            # After the workers: a worker started by a drain's thread dies when that thread ends.
+            self.pool.shutdown()
+            if self.own_store is not None:
+                shutil.rmtree(self.own_store, ignore_errors=True)
+        return False
+
+    def _stop(self) -> None:
+        for handle in self.handles:
+            handle.stop()
 
 
 def _likely_assignments(items: list[BatchItem], config: GradingConfig, assignment: str | None) -> list[str] | None:
@@ -402,9 +428,9 @@ def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, config
                 continue
             progress.finished(finished_from(item.name, item.student, result))
     finally:
-        # Closed by this thread, which may have started it: a worker dies with the thread that started it
-        # (worker_handle.die_with_parent), and the pool's threads end only after their drains.
-        worker.close()
+        # No job left: the worker exits while the batch writes its reports (_Ending waits for it). The pool's
+        # threads, one of which may have started it (worker_handle.die_with_parent), end after that.
+        worker.finish()
 
 
 def _regrade_later(result: dict, item: BatchItem, regraded: set[str]) -> bool:

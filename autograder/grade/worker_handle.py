@@ -12,8 +12,9 @@ the kernel for SIGKILL when its parent dies (`die_with_parent`, first thing in
 its main), and everything the worker starts dies with it (bubblewrap's
 --die-with-parent, the zygote's own parent-death signal). Linux sends that
 signal when the *thread* that started the worker ends, so a handle's worker
-must be started by a thread that outlives it: the batch's main thread, or the
-thread that drives the handle and closes it before it ends (batch._drain).
+must be started by a thread that outlives it: the batch's main thread, or a
+thread of the batch's pool, which ends only after every handle is closed
+(batch._Ending).
 `stop()`, from any thread, ends the worker at once and refuses to start
 another: what the batch does on Ctrl-C or SIGTERM.
 """
@@ -100,6 +101,15 @@ class WorkerHandle:
             for process in (self._process, self._closing):  # a closing worker has reported all it graded
                 if process is not None and process.returncode is None:
                     _kill_group(process.pid)
+
+    def finish(self) -> None:
+        """No more jobs: the worker finishes its session and exits by itself; close() waits for that."""
+        process = self._process
+        if process is not None and process.stdin is not None:
+            try:
+                process.stdin.close()
+            except OSError:
+                pass
 
     def close(self) -> None:
         with self._lock:
