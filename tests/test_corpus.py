@@ -12,13 +12,11 @@ from __future__ import annotations
 import pytest
 from corpus_cases import corrects, mistakes
 from corpus_causes import cause_sentence, false_causes, first_failure, names_cause_first
+from sandbox_children import SandboxChildren
 from solution_lines import secret_lines
 
 from autograder.catalog import messages
-from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
-from autograder.protocol.limits import ChildLimits
-from autograder.sandbox.program_runner import ConfinedProgramRunner
-from autograder.sandbox.zygote_client import Zygote
+from autograder.grade.pipeline import GradingOptions, grade_submission
 
 SOLUTION_CODE = secret_lines(expressions=True)
 
@@ -29,37 +27,15 @@ def _sandbox(config, assignment):
     return "process" if config.device_counts(assignment) else "inprocess"
 
 
-class _Children:
-    """What a batch worker keeps for its sandbox children, for the cases graded in them: a zygote that has
-    imported JAX (each child forks from it) and a clean-room runner, each renewed if it died."""
-
-    def __init__(self, config):
-        self._config = config
-        self._zygote: Zygote | None = None
-        self._runner = ConfinedProgramRunner("process", limits=ChildLimits.from_config(config.sandbox),
-                                             busy_factor=config.limits.busy_factor)
-
-    def resources(self) -> WorkerResources:
-        if self._zygote is None or not self._zygote.alive:
-            if self._zygote is not None:
-                self._zygote.close()
-            self._zygote = self._runner.zygote = Zygote(mode="process")
-        return WorkerResources(zygote=self._zygote, program_runner=self._runner)
-
-    def close(self) -> None:
-        self._runner.close()
-        if self._zygote is not None:
-            self._zygote.close()
-
-
 @pytest.fixture(scope="module")
 def children(config):
-    kept = _Children(config)
+    """The cases graded in sandbox children fork them from a zygote, as a batch worker does."""
+    kept = SandboxChildren(config, "process")
     yield kept
     kept.close()
 
 
-def _grade(file, config, options: GradingOptions, children: _Children):
+def _grade(file, config, options: GradingOptions, children: SandboxChildren):
     return grade_submission(file, config, options, children.resources() if options.sandbox == "process" else None)
 
 
