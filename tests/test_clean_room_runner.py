@@ -237,3 +237,17 @@ def test_a_request_the_machine_was_too_busy_for_is_tried_again_then_counted_as_t
     with pytest.raises(ProgramRunFailed) as failed:
         runner.load(data, cpu_seconds=30)
     assert failed.value.kind == "wall_clock" and runner.too_busy == 1
+
+
+def test_a_runner_per_device_count_is_kept_while_submissions_switch_between_counts(runner):
+    # 10_parallel is graded at 2 and at 4 devices: every submission switches twice.
+    data = _program(lambda x: x * 2, ((4,), jnp.float32))
+    x = np.arange(4, dtype=np.float32)
+    for devices in (2, 4, 2, 4):
+        runner.use_devices(devices)
+        program = runner.load(data, cpu_seconds=30)
+        np.testing.assert_allclose(runner.run(program, data, *_inputs(x), cpu_seconds=30), x * 2)
+    assert runner.starts == 2, f"one runner per device count, started once each; started {runner.starts}"
+    kept = [state["_process"] for state in runner._parked.values() if state["_process"] is not None]
+    runner.close()
+    assert kept and all(process.exit_status(timeout=5) is not None for process in kept), "close() ends them too"

@@ -77,6 +77,7 @@ class ConfinedProgramRunner:
         self._workdir: Path | None = None
         self._loaded: set[str] = set()  # handles the current runner holds
         self._cpu_used = 0.0
+        self._parked: dict[int, dict[str, Any]] = {}  # device count -> a kept runner's _PROCESS_STATE
         # For tests and the benchmark: runners started, requests answered, seconds spent waiting for them.
         self.starts = 0
         self.requests = 0
@@ -116,12 +117,19 @@ class ConfinedProgramRunner:
         return self._tried_twice_if_busy(lambda: self._run(program, data, skeleton, arrays, cpu_seconds, False))
 
     def use_devices(self, cpu_devices: int) -> None:
-        """Run the next programs with `cpu_devices` CPU devices: a runner with another count is replaced.
+        """Run the next programs with `cpu_devices` CPU devices.
 
-        JAX fixes a process's device count when its backend starts, so a new count needs a new runner."""
-        if cpu_devices != self._cpu_devices:
-            self._cpu_devices = cpu_devices
-            self._stop()
+        JAX fixes a process's device count when its backend starts, so each count has a runner of its own.
+        An assignment graded with several counts switches between them for every submission: the runner
+        of the other count is kept (parked), not ended, as one runner is kept from one submission to the
+        next (see docs/architecture.md for why that is safe)."""
+        if cpu_devices == self._cpu_devices:
+            return
+        self._parked[self._cpu_devices] = {name: getattr(self, name) for name in _PROCESS_STATE}
+        self._cpu_devices = cpu_devices
+        parked = self._parked.pop(cpu_devices, None)
+        for name in _PROCESS_STATE:
+            setattr(self, name, parked[name] if parked is not None else _idle_state(name))
 
     def _tried_twice_if_busy(self, request: Callable[[], Any]) -> Any:
         """A request whose wall-clock backstop ran out is tried once more in a fresh runner: no points hang on
@@ -179,8 +187,11 @@ class ConfinedProgramRunner:
         return value, placements
 
     def close(self) -> None:
-        """End the runner (and the zygote this object started, if any)."""
+        """End the runner, those of other device counts (and the zygote this object started, if any)."""
         self._stop()
+        for count in list(self._parked):
+            self.use_devices(count)
+            self._stop()
         if self._own_zygote is not None:
             self._own_zygote.close()
             self._own_zygote = None
@@ -292,6 +303,15 @@ class ConfinedProgramRunner:
         if self._uid is not None and self._uids is not None:
             self._uids.release(self._uid)  # only now: the runner and everything it started are gone
         self._uid = None
+
+
+# What belongs to one runner process: kept aside while another device count's runner serves (use_devices).
+_PROCESS_STATE = ("_process", "_fds", "_uid", "_workdir", "_loaded", "_cpu_used")
+
+
+def _idle_state(name: str) -> Any:
+    """`name`'s value when no runner process is started."""
+    return set() if name == "_loaded" else 0.0 if name == "_cpu_used" else None
 
 
 def _text(value: Any, cap: int = 300) -> str:
