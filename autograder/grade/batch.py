@@ -315,13 +315,13 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
     programs, own_store = shared_programs.batch_store(config, seed, sandbox)  # the workers' shared programs
     handles: list[WorkerHandle] = []
     progress = None
-    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo))))
+    workers = max(1, min(jobs, len(todo)))
+    pool = ThreadPoolExecutor(max_workers=workers)
     ending.push(_Ending(handles, pool, programs if own_store else None).end)
     restore_sigterm = _interrupt_on_sigterm()
     try:
         # The workers start first: their imports, pytest session and zygote (seconds) overlap the
         # placeholders below; none gets a job before every placeholder is written.
-        workers = max(1, min(jobs, len(todo)))
         collect = _likely_assignments([item for item, _ in todo], config, assignment)
         for index in range(workers):
             handles.append(WorkerHandle(worker_command(config.source, seed, assignment, sandbox, programs,
