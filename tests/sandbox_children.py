@@ -8,8 +8,8 @@ workers do, seconds faster per grading than a child and a runner of its own.
 
 from __future__ import annotations
 
-from autograder.grade.pipeline import WorkerResources
-from autograder.protocol.limits import ChildLimits
+from autograder.check.results import SubmissionResult
+from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
 from autograder.sandbox.program_runner import ConfinedProgramRunner
 from autograder.sandbox.zygote_client import Zygote
 
@@ -19,8 +19,7 @@ class SandboxChildren:
         """`mode`: "os" (the OS sandbox) or "process", as `GradingOptions.sandbox` names them."""
         self._mode = mode
         self._zygote: Zygote | None = None
-        self._runner = ConfinedProgramRunner(mode, limits=ChildLimits.from_config(config.sandbox),
-                                             busy_factor=config.limits.busy_factor)
+        self._runner = ConfinedProgramRunner.for_config(mode, config)
 
     def resources(self) -> WorkerResources:
         """A worker's resources for one grading: the kept zygote (a new one if it died) and runner."""
@@ -29,6 +28,10 @@ class SandboxChildren:
                 self._zygote.close()
             self._zygote = self._runner.zygote = Zygote(mode=self._mode)
         return WorkerResources(zygote=self._zygote, program_runner=self._runner)
+
+    def grade(self, path, config, options: GradingOptions) -> SubmissionResult:
+        """`grade_submission`, through these children when `options.sandbox` is their mode."""
+        return grade_submission(path, config, options, self.resources() if options.sandbox == self._mode else None)
 
     def close(self) -> None:
         self._runner.close()

@@ -16,7 +16,7 @@ from sandbox_children import SandboxChildren
 from solution_lines import secret_lines
 
 from autograder.catalog import messages
-from autograder.grade.pipeline import GradingOptions, grade_submission
+from autograder.grade.pipeline import GradingOptions
 
 SOLUTION_CODE = secret_lines(expressions=True)
 
@@ -33,10 +33,6 @@ def children(config):
     kept = SandboxChildren(config, "process")
     yield kept
     kept.close()
-
-
-def _grade(file, config, options: GradingOptions, children: SandboxChildren):
-    return grade_submission(file, config, options, children.resources() if options.sandbox == "process" else None)
 
 
 @pytest.mark.parametrize("case", mistakes(), ids=lambda c: c.id)
@@ -63,9 +59,9 @@ def test_mistake_fails_exactly_its_checks(case, config, seed, children):
 
 @pytest.mark.parametrize("case", corrects(), ids=lambda c: c.id)
 def test_correct_alternative_scores_full_marks(case, config, seed, children):
-    result = _grade(case.file, config, GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
-                                                     assignment=case.assignment, functions=set(case.functions)),
-                    children)
+    result = children.grade(case.file, config, GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
+                                                             assignment=case.assignment,
+                                                             functions=set(case.functions)))
     assert {c.function for c in result.checks} == set(case.functions)
     assert result.score == result.max_score, (
         f"{case.id} ({case.why}) lost points:\n"
@@ -89,9 +85,9 @@ def _graded_in(case, config, seed, language, children):
 def _grade_in(case, config, seed, language, children):
     messages.choose(language)
     try:
-        result = _grade(case.file, config, GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
-                                                         assignment=case.assignment, functions={case.function}),
-                        children)
+        result = children.grade(case.file, config, GradingOptions(seed=seed, sandbox=_sandbox(config, case.assignment),
+                                                                 assignment=case.assignment,
+                                                                 functions={case.function}))
         with messages.hints_at(config.hint_level("grade")):
             return result, cause_sentence(case), names_cause_first(result, case), false_causes(result, case)
     finally:

@@ -12,7 +12,7 @@ from conftest import REPO
 from sandbox_children import SandboxChildren
 
 from autograder import grading_config
-from autograder.grade.pipeline import GradingOptions, grade_submission
+from autograder.grade.pipeline import GradingOptions
 
 ASSIGNMENTS = grading_config.load().assignments
 BACKENDS = ["inprocess", "os"]
@@ -34,8 +34,7 @@ def children(config):
 
 
 def _graded(path, backend, config, seed, children):
-    return grade_submission(path, config, GradingOptions(seed=seed, sandbox=backend),
-                            children.resources() if backend == "os" else None)
+    return children.grade(path, config, GradingOptions(seed=seed, sandbox=backend))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Callable
 # and JAX (seconds, see _Worker), so that both import at the same time.
 from autograder import grading_config
 from autograder.grade import worker_handle
-from autograder.protocol.limits import ChildLimits
 from autograder.sandbox import compilation_cache
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
@@ -99,9 +98,7 @@ class _Worker:
         from autograder.sandbox.program_runner import ConfinedProgramRunner
 
         # The clean room for the programs children export: forked from the zygote (see serve).
-        self._program_runner = ConfinedProgramRunner(self._backend, zygote=self._zygote,
-                                                     limits=ChildLimits.from_config(config.sandbox),
-                                                     busy_factor=config.limits.busy_factor)
+        self._program_runner = ConfinedProgramRunner.for_config(self._backend, config, zygote=self._zygote)
         from autograder.check import runner
         from autograder.sandbox import shared_programs
 

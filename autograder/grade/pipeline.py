@@ -160,8 +160,7 @@ def _own_runner(sandbox: str, config: GradingConfig) -> ConfinedProgramRunner:
     """A clean-room runner for one submission graded outside a batch worker."""
     from autograder.sandbox.program_runner import ConfinedProgramRunner
 
-    return ConfinedProgramRunner(sandbox, limits=ChildLimits.from_config(config.sandbox),
-                                 busy_factor=config.limits.busy_factor)
+    return ConfinedProgramRunner.for_config(sandbox, config)
 
 
 def assignment_mismatch(source, assignment: str, override: str | None, known: list[str]) -> str | None:

@@ -59,6 +59,12 @@ class LoadedProgram:
 class ConfinedProgramRunner:
     """Exported programs parsed and run in a confined runner process, never in this one."""
 
+    @classmethod
+    def for_config(cls, mode: str, config, *, zygote: Zygote | None = None) -> ConfinedProgramRunner:
+        """A runner with grading.toml's limits: `[sandbox]` for its process, `busy_factor` for the backstop."""
+        return cls(mode, zygote=zygote, limits=ChildLimits.from_config(config.sandbox),
+                   busy_factor=config.limits.busy_factor)
+
     def __init__(self, mode: str, *, zygote: Zygote | None = None, limits: ChildLimits | None = None,
                  cpu_devices: int = 1, uids: os_isolation.UidPool | None = None, busy_factor: float = 10.0):
         """`mode`: "os" (the OS sandbox) or "process". `zygote`: a started zygote of that mode to fork
