@@ -74,8 +74,9 @@ def _add_grade(commands) -> None:
     grade.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="submission files or directories of them")
     grade.add_argument("--out", type=Path, required=True, metavar="DIR",
                        help="where results go: <submission>/results.json, grades.csv and report.html")
-    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                       help="grading workers running at once (default: the number of cores)")
+    grade.add_argument("--jobs", type=int, metavar="N",
+                       help="grading workers running at once (default: one per core this process may use, "
+                            "and at most one per 3 submissions)")
     grade.add_argument("--seed", type=int,
                        help="seed for the hidden inputs (default: grading.toml's policy); recorded in each result")
     grade.add_argument("--assignment", help="grade every submission as this assignment")

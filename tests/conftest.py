@@ -77,7 +77,22 @@ def _covers(item, assignment: str) -> bool:
     return assignment in item.nodeid.split("::")[-1] or any(_names(entry, where) for entry in ASSIGNMENT_WIDE)
 
 
+# The longest files first (worker time in a full run, README "Tests"): `-n 2 --dist loadfile` hands
+# out files in collection order, so short ones fill the end and no worker idles waiting for the
+# other's last long file.
+LONGEST_FIRST = ("test_corpus.py", "test_student_dist.py", "test_nbgrader_validate.py", "test_cpu_time_limits.py",
+                 "test_check_cells.py", "test_benchmark_smoke.py", "test_nbgrader_kernel_confined.py",
+                 "test_solutions_and_stubs.py", "test_nbgrader_roundtrip.py", "test_attacks.py",
+                 "test_nbgrader_sandboxed_grades.py", "test_class_grading.py", "test_shards.py")
+
+
+def _start_rank(item) -> int:
+    file_name = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
+    return LONGEST_FIRST.index(file_name) if file_name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=_start_rank)  # stable: each file's tests stay together and in order
     for item in items:
         item.add_marker(getattr(pytest.mark, _tier(item)))
     assignment = config.getoption("--assignment")
@@ -95,6 +110,18 @@ def config():
 @pytest.fixture(scope="session")
 def seed():
     return SEED
+
+
+def course_config(directory: Path, text: str) -> Path:
+    """`text` as grading.toml in `directory`, the repository's solutions linked beside it: a course directory.
+
+    A batch builds its store of shared programs from the solutions beside its grading.toml; a config
+    alone in a folder grades the same, each child compiling JAX's own programs itself (seconds slower).
+    """
+    path = directory / "grading.toml"
+    path.write_text(text)
+    (directory / "solutions").symlink_to(REPO / "solutions", target_is_directory=True)
+    return path
 
 
 def run_cli(*args: str, cwd: Path = REPO, timeout: float = 900) -> subprocess.CompletedProcess:

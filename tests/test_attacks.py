@@ -30,7 +30,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import REPO
+from conftest import REPO, course_config
 
 from autograder.reports.result_json import test_status as status_of
 
@@ -68,7 +68,7 @@ def _deleted_check_cells_notebook(path):
 def _grade(config, batch, out, secret):
     """`autograder grade` with a secret in the grader's environment (what read_by_dir_fd.py looks for)."""
     return subprocess.run([sys.executable, "-m", "autograder", "--config", str(config), "grade", str(batch),
-                           "--out", str(out), "--jobs", "2", "--seed", "11"],
+                           "--out", str(out), "--seed", "11"],
                           cwd=REPO, capture_output=True, text=True, timeout=1800,
                           env=dict(os.environ, **{SECRET_VARIABLE: secret}))
 
@@ -120,8 +120,7 @@ def attacked_batch(tmp_path_factory):
     text = (REPO / "grading.toml").read_text()
     # Short limits: the endless loops and sleeps cost this much each (CPU or idle time), far above honest code.
     text = text.replace("load_seconds = 60", "load_seconds = 8").replace("call_seconds = 30", "call_seconds = 4")
-    config = tmp_path_factory.mktemp("config") / "grading.toml"
-    config.write_text(text)
+    config = course_config(tmp_path_factory.mktemp("config"), text)
     batch = tmp_path_factory.mktemp("attack_batch")
     for case in CASES:
         shutil.copy(ATTACKS / case["file"], batch / f"attack_{case['file'].removesuffix('.py')}_02_where.py")

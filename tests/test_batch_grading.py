@@ -7,7 +7,7 @@ import json
 import shutil
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import REPO, course_config, run_cli
 
 from autograder.catalog import messages
 
@@ -38,9 +38,7 @@ def fast_config(tmp_path_factory):
     text = (REPO / "grading.toml").read_text()
     text = text.replace("submission_seconds = 240", "submission_seconds = 90")
     text = text.replace("load_seconds = 60", "load_seconds = 8").replace("call_seconds = 30", "call_seconds = 8")
-    path = tmp_path_factory.mktemp("config") / "grading.toml"
-    path.write_text(text)
-    return path
+    return course_config(tmp_path_factory.mktemp("config"), text)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +53,7 @@ def graded_batch(tmp_path_factory, fast_config):
     out = tmp_path_factory.mktemp("out")
     # A path that does not exist is refused before grading (tests/test_file_choice.py), so none is given here.
     completed = run_cli("--config", str(fast_config), "grade", str(batch), "--out", str(out),
-                        "--jobs", "2", "--seed", "7", "--assignment", "01_immutable_updates")
+                        "--seed", "7", "--assignment", "01_immutable_updates")
     return completed, out, batch
 
 

@@ -46,7 +46,7 @@ def _nbgrader_submission(root, student, text, assignment=ASSIGNMENT):
 
 def _grade(*args, env=None):
     completed = subprocess.run([sys.executable, "-m", "autograder", "--config", str(REPO / "grading.toml"), "grade",
-                                *map(str, args), "--jobs", "2", "--seed", "7"],
+                                *map(str, args), "--seed", "7"],
                                capture_output=True, text=True, timeout=900, env=env)
     assert completed.returncode == 0, completed.stderr[-3000:]
     return completed
@@ -148,7 +148,7 @@ def test_resume_reuses_only_the_same_student_content_and_settings(resumed_class)
 def test_resume_regrades_when_the_seed_changes(resumed_class):
     root, out, *_ = resumed_class
     completed = subprocess.run([sys.executable, "-m", "autograder", "grade", str(root / "submitted"), "--out", str(out),
-                                "--jobs", "2", "--seed", "8", "--resume"], cwd=REPO, capture_output=True, text=True,
+                                "--seed", "8", "--resume"], cwd=REPO, capture_output=True, text=True,
                                timeout=900)
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert "reused 0 finished result" in completed.stderr
@@ -188,7 +188,7 @@ def test_on_a_terminal_a_progress_bar_counts_the_submissions(tmp_path):
     _nbgrader_submission(tmp_path, "lee", STUB)
     leader, follower = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(tmp_path / "submitted"),
-                                "--out", str(tmp_path / "out"), "--jobs", "2", "--seed", "7"],
+                                "--out", str(tmp_path / "out"), "--seed", "7"],
                                cwd=REPO, stdout=subprocess.PIPE, stderr=follower, text=True)
     os.close(follower)
     shown = b""

@@ -21,7 +21,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import REPO, course_config, run_cli
 
 from autograder import grading_config
 from autograder.catalog import messages
@@ -70,8 +70,7 @@ def _sandbox() -> str:
 def graded(tmp_path_factory):
     """One `autograder grade` run; returns (out dir, results in the batch's order, config)."""
     text = (REPO / "grading.toml").read_text().replace("load_seconds = 60", f"load_seconds = {LOAD_SECONDS}")
-    config_path = tmp_path_factory.mktemp("config") / "grading.toml"
-    config_path.write_text(text)
+    config_path = course_config(tmp_path_factory.mktemp("config"), text)
     batch = tmp_path_factory.mktemp("batch")
     shutil.copy(REPO / "solutions" / A1 / f"{A1}.ipynb", batch / f"alice_{A1}.ipynb")
     shutil.copy(REPO / "assignments" / A1 / f"{A1}.ipynb", batch / f"bob_{A1}.ipynb")
@@ -83,8 +82,8 @@ def graded(tmp_path_factory):
     (batch / f"quinn_{A2}.py").write_text("# my notes\n# on two lines\n" + MISTAKE_02)
     (batch / f"{HOSTILE_NAME}.py").write_text(HOSTILE_02)
     out = tmp_path_factory.mktemp("out")
-    completed = run_cli("--config", str(config_path), "grade", str(batch), "--out", str(out), "--jobs", "2",
-                        "--seed", "7", "--sandbox", _sandbox())
+    completed = run_cli("--config", str(config_path), "grade", str(batch), "--out", str(out), "--seed", "7",
+                        "--sandbox", _sandbox())
     assert completed.returncode == 0, completed.stderr[-3000:]
     with open(out / "grades.csv", newline="") as handle:
         names = [row["submission"] for row in csv.DictReader(handle)]

@@ -4,13 +4,16 @@ The parent reads the CPU time of a child's whole process tree through the
 zygote (child.zygote.tree_cpu_seconds); the wall-clock backstop (busy_factor
 times a limit) never scores: a child starved of CPU is graded again, one that
 sleeps is the student's timeout. No test here needs the machine to be fast:
-the corpus is graded quiet and oversubscribed, and must score the same.
+the corpus is graded quiet and oversubscribed, and must score the same (on
+one core, shared with four busy loops when oversubscribed, so that the rest
+of a test run keeps the other cores).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import queue
 import shutil
 import subprocess
@@ -20,7 +23,7 @@ import types
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import REPO, course_config
 
 from autograder.child import zygote
 from autograder.grade import batch
@@ -113,19 +116,27 @@ CORPUS_UNDER_LOAD = {
     "dave_02_where.py": REPO / "tests" / "corpus" / "02_where" / "mistakes" / "selu_python_if.py",
 }
 ENDLESS_LOOP = "import jax.numpy as jnp\n\ndef selu(x, alpha=1.67, lmbda=1.05):\n    while True:\n        pass\n"
-BUSY_PROCESSES = 8  # 4x a 2-core machine, on top of the grader itself
+BUSY_PROCESSES = 4  # 4x the one core the grader runs on, on top of the grader itself
 BUSY_SECONDS = 3600  # each busy loop ends by itself after this, even if this test is killed
+# The grader and the busy loops share the last core; the rest of the test run keeps the others.
+GRADER_CORE = max(os.sched_getaffinity(0))
+# Runs the rest of its command line on the grader's core: every process it starts inherits that.
+ON_THE_GRADER_CORE = ("import os, sys\n"
+                      f"os.sched_setaffinity(0, {{{GRADER_CORE}}})\n"
+                      "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])\n")
 
 
 def _points_per_check(tmp_path, config_path, label: str) -> dict:
-    """Grade the small corpus with `autograder grade`; {submission: {check: score}} and the problems."""
+    """Grade the small corpus with `autograder grade` on one core; {submission: {check: score}} and the problems."""
     batch, out = tmp_path / f"batch_{label}", tmp_path / f"out_{label}"
     batch.mkdir()
     for name, source in CORPUS_UNDER_LOAD.items():
         shutil.copy(source, batch / name)
     (batch / "erin_02_where.py").write_text(ENDLESS_LOOP)
-    completed = run_cli("--config", str(config_path), "grade", str(batch), "--out", str(out), "--jobs", "2",
-                        "--seed", "11", timeout=6 * 3600)  # a hang guard only
+    command = ["-m", "autograder", "--config", str(config_path), "grade", str(batch), "--out", str(out),
+               "--jobs", "2", "--seed", "11"]
+    completed = subprocess.run([sys.executable, "-c", ON_THE_GRADER_CORE, *command], cwd=REPO, capture_output=True,
+                               text=True, timeout=6 * 3600)  # a hang guard only
     assert completed.returncode in (0, 1), completed.stderr[-3000:]
     graded = {}
     for results in sorted(out.glob("*/results.json")):
@@ -145,9 +156,7 @@ def short_limits(tmp_path_factory):
     """
     text = (REPO / "grading.toml").read_text().replace("call_seconds = 30", "call_seconds = 3")
     text = text.replace("busy_factor = 10", "busy_factor = 100")
-    path = tmp_path_factory.mktemp("config") / "grading.toml"
-    path.write_text(text)
-    return path
+    return course_config(tmp_path_factory.mktemp("config"), text)
 
 
 def test_an_oversubscribed_machine_grades_the_corpus_exactly_as_a_quiet_one(tmp_path, short_limits):
@@ -155,7 +164,8 @@ def test_an_oversubscribed_machine_grades_the_corpus_exactly_as_a_quiet_one(tmp_
     burn = f"import time\nend = time.monotonic() + {BUSY_SECONDS}\nwhile time.monotonic() < end: pass\n"
     # Each in a session of its own: with the kernel's autogroup scheduling, processes of one session share
     # one slice of the CPU, and the grader's workers have sessions of their own.
-    busy = [subprocess.Popen([sys.executable, "-c", burn], start_new_session=True) for _ in range(BUSY_PROCESSES)]
+    busy = [subprocess.Popen([sys.executable, "-c", ON_THE_GRADER_CORE, "-c", burn], start_new_session=True)
+            for _ in range(BUSY_PROCESSES)]
     try:
         loaded = _points_per_check(tmp_path, short_limits, "loaded")
         assert all(process.poll() is None for process in busy), "the machine stayed oversubscribed throughout"

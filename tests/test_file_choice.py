@@ -81,7 +81,7 @@ def graded(tmp_path_factory):
         "submission_2:\n  :submitters:\n  - :email: bo@example.edu\n"
         "submission_3:\n  :submitters:\n  - :email: cy@example.edu\n")
     out = base / "out"
-    completed = _autograder("grade", submitted, export, "--out", out, "--jobs", "2", "--seed", "7")
+    completed = _autograder("grade", submitted, export, "--out", out, "--seed", "7")
     rows = []
     if (out / "grades.csv").is_file():
         with open(out / "grades.csv", newline="") as handle:

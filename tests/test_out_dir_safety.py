@@ -56,7 +56,7 @@ def _sandbox() -> str:
 
 
 def _grade(submissions: Path, out: Path, *extra: str):
-    return run_cli("grade", str(submissions), "--out", str(out), "--jobs", "2", "--seed", "7",
+    return run_cli("grade", str(submissions), "--out", str(out), "--seed", "7",
                    "--assignment", ASSIGNMENT, "--sandbox", _sandbox(), *extra, timeout=RUN_SECONDS)
 
 

@@ -6,12 +6,14 @@ worker that speaks the same protocol and fails on command.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 
 import pytest
 
+from autograder.grade import batch
 from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, WorkerStopped
 
 FAKE_WORKER = r'''
@@ -85,3 +87,17 @@ def test_stop_ends_a_worker_that_is_closing_at_once():
     handle.stop()
     closing.join(timeout=60)
     assert not closing.is_alive() and time.monotonic() - started < 20
+
+
+# --- how many workers -----------------------------------------------------------------
+
+def test_by_default_a_worker_per_three_submissions_and_no_more_than_the_usable_cores(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    assert [batch.worker_count(None, n) for n in (1, 2, 5, 6, 9, 12, 100)] == [1, 1, 1, 2, 3, 4, 4]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})  # a Slurm task bound to one core, say
+    assert batch.worker_count(None, 100) == 1
+
+
+def test_an_explicit_jobs_is_the_worker_count_up_to_one_per_submission():
+    assert [batch.worker_count(2, n) for n in (1, 2, 3, 100)] == [1, 2, 2, 2]
+    assert batch.worker_count(0, 5) == 1

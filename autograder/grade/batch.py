@@ -57,6 +57,9 @@ from autograder.sandbox import shared_programs
 SUBMISSION_SUFFIXES = (".ipynb", ".py")
 # Time for the worker's own grading steps (pytest, comparisons), on top of the student's budget.
 WORKER_MARGIN_SECONDS = 60
+# By default a worker is started for every this many submissions (and no more than the cores):
+# with fewer, a second worker's start (imports, pytest session, zygote) costs more than it saves.
+AUTO_SUBMISSIONS_PER_WORKER = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,12 +230,13 @@ def _is_file(path: Path) -> bool:
 
 
 def grade_batch(
-    paths: list[Path], out_dir: Path, config: GradingConfig, *, seed: int, jobs: int = 1,
+    paths: list[Path], out_dir: Path, config: GradingConfig, *, seed: int, jobs: int | None = 1,
     assignment: str | None = None, resume: bool = False, sandbox: str = "os", progress_stream=None,
     select: Callable[[list[BatchItem]], list[BatchItem]] | None = None,
 ) -> list[dict]:
     """Grade every submission under `paths` into `out_dir`; returns the results.json contents.
 
+    `jobs`: grading workers at most (None: as many as worker_count decides).
     Progress goes to `progress_stream` (default stderr), the closing summary to stdout.
     `select`, given the whole class's submissions, returns those to grade (`--shard`).
     Raises out_dir.OutDirError, before grading anything, if `out_dir` cannot be
@@ -306,7 +310,24 @@ def _to_grade(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: 
     return todo
 
 
-def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int,
+def worker_count(jobs: int | None, submissions: int) -> int:
+    """How many grading workers a batch of `submissions` starts: `jobs` if given (at most one per
+    submission); by default one per core this process may run on, and at most one per
+    AUTO_SUBMISSIONS_PER_WORKER submissions, since a worker's start costs about as much as grading two."""
+    if jobs is not None:
+        return max(1, min(jobs, submissions))
+    return max(1, min(usable_cores(), submissions // AUTO_SUBMISSIONS_PER_WORKER))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (a Slurm allocation, a container's cpuset)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no affinity on this platform
+        return os.cpu_count() or 1
+
+
+def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int | None,
                assignment: str | None, resume: bool, sandbox: str, stream, ending: contextlib.ExitStack) -> None:
     """Grade `items` with worker processes; `ending` gets what ends them (their exit, awaited; the store)."""
     todo = _to_grade(items, out, config, seed, assignment, resume, sandbox, stream)
@@ -315,7 +336,7 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
     programs, own_store = shared_programs.batch_store(config, seed, sandbox)  # the workers' shared programs
     handles: list[WorkerHandle] = []
     progress = None
-    workers = max(1, min(jobs, len(todo)))
+    workers = worker_count(jobs, len(todo))
     pool = ThreadPoolExecutor(max_workers=workers)
     ending.push(_Ending(handles, pool, programs if own_store else None).end)
     restore_sigterm = _interrupt_on_sigterm()

@@ -98,12 +98,14 @@ def _advice(key, **fields):
         raise AssertionError(f"{failure}\n{text(key, **fields)}") from None
 
 
-def _expect_recipe(submission, function, args, expected, *, exact=False):
-    """Output (values and dtypes) equals the recipe's; a failure restates the recipe."""
+def _expect_recipe(submission, function, args, recipe, *, exact=False):
+    """Output (values and dtypes) equals `recipe(*args)`; a failure restates the recipe.
+
+    The recipe runs after the student's call: a stub's check then costs no reference (op by op, seconds)."""
     with _advice(f"06_prng.{function}.recipe"):
         actual = _call(submission, function, args)
         compare = assert_equal if exact else assert_close
-        compare(actual, expected, call=describe_call(function, args, {}), check_dtype=True)
+        compare(actual, recipe(*args), call=describe_call(function, args, {}), check_dtype=True)
 
 
 def _expect_recipe_values(actual, expected, call, function, *, exact=False):
@@ -147,7 +149,7 @@ def _linear_args(rng, n_samples):
 def test_generate_linear_samples_exact(submission, rng, seed):
     for n_samples in _sample_counts(seed):
         args = _linear_args(rng, n_samples)
-        _expect_recipe(submission, "generate_linear_samples", args, _linear_samples(*args))
+        _expect_recipe(submission, "generate_linear_samples", args, _linear_samples)
 
 
 @graded("generate_linear_samples", "reproducible for the same key")
@@ -166,7 +168,7 @@ def test_generate_linear_samples_reproducible(submission, rng, seed):
 @graded("generate_linear_samples", "no key reuse")
 def test_generate_linear_samples_no_key_reuse(submission, rng, seed):
     args = _linear_args(rng, _sample_counts(seed)[1])
-    _expect_recipe(submission, "generate_linear_samples", args, _linear_samples(*args))
+    _expect_recipe(submission, "generate_linear_samples", args, _linear_samples)
 
 
 # --- init_mlp_params -------------------------------------------------------------
@@ -197,7 +199,7 @@ def _layer_widths(seed):
 def test_init_mlp_params_exact(submission, rng, seed):
     for widths in _layer_widths(seed):  # several layers first: a reused key shows up there
         args = (widths, _key(rng))
-        _expect_recipe(submission, "init_mlp_params", args, _mlp_params(*args))
+        _expect_recipe(submission, "init_mlp_params", args, _mlp_params)
 
 
 @graded("init_mlp_params", "layers of equal shape differ")
@@ -218,7 +220,7 @@ def test_init_mlp_params_equal_shapes_differ(submission, rng, seed):
 @graded("init_mlp_params", "no key reuse")
 def test_init_mlp_params_no_key_reuse(submission, rng, seed):
     args = (_layer_widths(seed)[0], _key(rng))
-    _expect_recipe(submission, "init_mlp_params", args, _mlp_params(*args))
+    _expect_recipe(submission, "init_mlp_params", args, _mlp_params)
 
 
 # --- dropout ---------------------------------------------------------------------
@@ -249,7 +251,7 @@ def _activation_shapes(seed):
 def test_dropout_exact(submission, rng, seed):
     for shape, rate in zip(_activation_shapes(seed), (_rate(rng), 0.0), strict=True):
         args = (_key(rng), rng.standard_normal(shape).astype(F32), rate)
-        _expect_recipe(submission, "dropout", args, _dropout(*args))
+        _expect_recipe(submission, "dropout", args, _dropout)
 
 
 @graded("dropout", "same key same output, different keys differ")
@@ -306,7 +308,7 @@ def _walk_lengths(seed):
 def test_random_walk_exact(submission, rng, seed):
     for num_steps in (_walk_lengths(seed)[0], 1):
         args = (_key(rng), num_steps)
-        _expect_recipe(submission, "random_walk", args, _walk(*args), exact=True)
+        _expect_recipe(submission, "random_walk", args, _walk, exact=True)
 
 
 @graded("random_walk", "steps are all +1 or -1")

@@ -33,7 +33,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, course_config
 
 ATTACKS = REPO / "tests" / "attacks"
 ASSIGNMENT = "01_immutable_updates"
@@ -63,8 +63,7 @@ def clean_room_batch(tmp_path_factory):
     config_text = text.replace("load_seconds = 60", "load_seconds = 8").replace(
         "call_seconds = 30", f"call_seconds = {CALL_SECONDS}")
     assert config_text.count("load_seconds = 8") == 1 and config_text.count(f"call_seconds = {CALL_SECONDS}") == 1
-    config = tmp_path_factory.mktemp("config") / "grading.toml"
-    config.write_text(config_text)
+    config = course_config(tmp_path_factory.mktemp("config"), config_text)
     batch = tmp_path_factory.mktemp("clean_room_batch")
     for name in ATTACK_NAMES:
         shutil.copy(ATTACKS / f"cleanroom_{name}_01.py", batch / f"{_attack(name)}.py")
@@ -80,7 +79,7 @@ def clean_room_batch(tmp_path_factory):
     env.update(HOME=str(home), XDG_CACHE_HOME=str(cache_home), TMPDIR=str(temp))
     completed = subprocess.run(
         [sys.executable, "-m", "autograder", "--config", str(config), "grade", str(batch), "--out", str(out),
-         "--jobs", "2", "--seed", "11"],
+         "--seed", "11"],
         cwd=REPO, capture_output=True, text=True, timeout=BATCH_TIMEOUT_SECONDS, env=env)
     return {"completed": completed, "out": out, "scanned": (home, cache_home, temp),
             "points": tomllib.loads(config_text)["assignments"][ASSIGNMENT], "count": len(list(batch.iterdir()))}

@@ -46,7 +46,7 @@ def graded(tmp_path_factory):
     (batch / "huge_02_where.ipynb").write_text(_huge_notebook())
     out = tmp_path_factory.mktemp("hostile_json_out")
     completed = subprocess.run([sys.executable, "-m", "autograder", "grade", str(batch), "--out", str(out),
-                                "--jobs", "2", "--seed", "11"],
+                                "--seed", "11"],
                                cwd=REPO, capture_output=True, text=True, timeout=1800)
     rows = {}
     if (out / "grades.csv").is_file():

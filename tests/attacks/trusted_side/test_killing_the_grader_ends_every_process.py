@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, course_config
 
 ASSIGNMENT = "01_immutable_updates"
 MARKER_VARIABLE = "AUTOGRADER_TEST_KILL_MARKER"
@@ -160,12 +160,11 @@ def _start_batch(tmp_path: Path) -> Batch:
     (batch / f"a_spin_{ASSIGNMENT}.py").write_text(SPIN)
     for i in range(HONEST):
         shutil.copy(REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", batch / f"honest_{i}_{ASSIGNMENT}.ipynb")
-    config = tmp_path / "grading.toml"
     text = (REPO / "grading.toml").read_text()
     for old, new in LIMITS.items():
         assert old in text, f"grading.toml no longer says {old!r}: update LIMITS"
         text = text.replace(old, new)
-    config.write_text(text)
+    config = course_config(tmp_path, text)
     marker = f"kill-test-{secrets.token_hex(8)}"
     out = tmp_path / marker  # the parent's command line names the marker, its environment reaches the workers
     log = tmp_path / "grade.log"
