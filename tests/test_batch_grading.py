@@ -122,3 +122,18 @@ def test_resume_skips_finished_submissions(graded_batch, fast_config):
     assert completed.returncode == 0, completed.stderr
     assert _result(out, "zoe_01_immutable_updates")["score"] == 18
     assert {p: p.stat().st_mtime_ns for p in results} == before
+
+
+def test_a_config_without_solutions_beside_it_says_grading_is_slower(tmp_path):
+    # No store of shared programs can be built: the instructor hears why grading is slower (grades are the same).
+    config = tmp_path / "alone" / "grading.toml"
+    config.parent.mkdir()
+    config.write_text((REPO / "grading.toml").read_text())
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    (batch / "ana_01_immutable_updates.py").write_text(PY_SOLUTION_01)
+    completed = run_cli("--config", str(config), "grade", str(batch), "--out", str(tmp_path / "out"), "--seed", "7")
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert f"No solutions/ folder beside {config}" in completed.stderr, completed.stderr
+    beside = run_cli("grade", str(batch), "--out", str(tmp_path / "out2"), "--seed", "7")
+    assert "No solutions/ folder" not in beside.stderr

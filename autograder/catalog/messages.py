@@ -70,6 +70,7 @@ ENGLISH: dict[str, str] = {
     "batch.summary": "Graded {count} submission(s) with seed {seed}; results in {out}/ (grades.csv, <name>/results.json). Mean {mean:.0f}%, median {median:.0f}%, {full} with full marks.",
     "batch.resume_reused": "--resume: reused {count} finished result(s) of the same student, file content and grading settings.",
     "batch.resume_regraded": "--resume: regrading {name}: {reason}.",
+    "batch.no_solutions_beside_config": "No solutions/ folder beside {config}: the workers cannot build the store of JAX's own compiled programs from the kit's solutions, so every submission compiles them itself (about a second more each). Grades are the same. Keep grading.toml in the course directory, beside solutions/.",
     "batch.resume_reason.no_result": "no finished result yet",
     "batch.resume_reason.other_student": "its result belongs to {recorded}",
     "batch.resume_reason.content_changed": "the file changed since it was graded",
