@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO, SEED
 
 from autograder import grading_config
-from autograder.integrations.release import nbgrader_environment
+from autograder.integrations.release import nbgrader_environment, solution_notebook
 
 CONFIG = grading_config.load()
 ASSIGNMENTS = CONFIG.assignments
@@ -36,17 +36,13 @@ for path in sys.argv[1:]:
 """
 
 
-def _solution(assignment: str) -> Path:
-    return REPO / "solutions" / assignment / f"{assignment}.ipynb"
-
-
 def _stub(assignment: str) -> Path:
     return REPO / "assignments" / assignment / f"{assignment}.ipynb"
 
 
 def _notebook_of(item) -> Path:
     assignment = item.callspec.params["assignment"]
-    return _solution(assignment) if "passes_on_the_solution" in item.name else _stub(assignment)
+    return solution_notebook(assignment, REPO) if "passes_on_the_solution" in item.name else _stub(assignment)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +62,7 @@ def reports(request) -> dict[Path, str]:
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_nbgrader_validate_passes_on_the_solution(assignment, reports):
-    printed = reports[_solution(assignment)]
+    printed = reports[solution_notebook(assignment, REPO)]
     assert PASSED in printed, printed
 
 
