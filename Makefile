@@ -23,17 +23,18 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m autograder grade examples --out out/examples --jobs $(JOBS) --seed 2026 --sandbox $(SANDBOX)
 
+# --no-loadscope-reorder: files start in the order tests/conftest.py gives them (longest first), not by test count.
 test: lint
-	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q
+	$(PY) -m pytest tests -n $(JOBS) --dist loadfile --no-loadscope-reorder -q
 
 # The inner loop: every test but the slow tiers and the per-assignment suite runs (tests/conftest.py TIERS).
 test-fast: $(STAMP)
-	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q -m "unit"
+	$(PY) -m pytest tests -n $(JOBS) --dist loadfile --no-loadscope-reorder -q -m "unit"
 
 # The tests that cover one assignment: every test whose id names it, and the assignment-wide ones.
 test-assignment: $(STAMP)
 	@test -n "$(A)" || { echo "usage: make test-assignment A=<assignment>" >&2; exit 2; }
-	$(PY) -m pytest tests -n $(JOBS) --dist loadfile -q --assignment $(A)
+	$(PY) -m pytest tests -n $(JOBS) --dist loadfile --no-loadscope-reorder -q --assignment $(A)
 
 # docs/writing-a-suite.md's reference, from autograder/suites/api.py's docstrings (tests/test_suite_api.py checks it).
 suite-api-docs: $(STAMP)

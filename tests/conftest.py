@@ -77,19 +77,21 @@ def _covers(item, assignment: str) -> bool:
     return assignment in item.nodeid.split("::")[-1] or any(_names(entry, where) for entry in ASSIGNMENT_WIDE)
 
 
-# The longest files first, every one over 12 s (worker time in a full run): `-n 2 --dist loadfile`
-# hands out files in collection order, so short ones fill the end and no worker idles waiting for
-# the other's last long file (66 s of a 20-minute run when only the 13 longest came first).
+# The longest files first, every one over 10 s (worker time in a full run), longest to shortest: with
+# `-n 2 --dist loadfile --no-loadscope-reorder` (the Makefile) files start in this order, so short ones
+# fill the end and no worker idles waiting for the other's last long file. Without the flag, xdist starts
+# the files with the most tests first (a 2-test, 2-minute file then started last: 66 s of one worker idle).
 LONGEST_FIRST = (
-    "test_corpus.py", "test_student_dist.py", "test_nbgrader_validate.py", "test_check_cells.py",
-    "test_cpu_time_limits.py", "test_benchmark_smoke.py", "test_nbgrader_kernel_confined.py", "test_attacks.py",
-    "test_nbgrader_roundtrip.py", "test_solutions_and_stubs.py", "test_nbgrader_sandboxed_grades.py",
-    "test_class_grading.py", "test_killing_the_grader_ends_every_process.py", "test_shards.py",
-    "test_korean_feedback.py", "test_class_report.py", "test_nbgrader_release.py", "test_student_advice.py",
-    "test_shared_programs.py", "test_file_choice.py", "test_out_dir_safety.py", "test_batch_grading.py",
-    "test_gradescope_zip.py", "test_check_cell_rendering.py", "test_exported_programs_run_in_a_clean_room.py",
-    "test_nbgrader_kernel_sandbox.py", "test_submission_loading.py", "test_nbgrader_feedback.py",
-    "test_scaffold.py", "test_github_classroom.py", "test_student_known_mistakes.py", "test_zygote.py",
+    "test_corpus.py", "test_student_dist.py", "test_cpu_time_limits.py", "test_nbgrader_validate.py",
+    "test_check_cells.py", "test_benchmark_smoke.py", "test_nbgrader_kernel_confined.py", "test_nbgrader_roundtrip.py",
+    "test_solutions_and_stubs.py", "test_attacks.py", "test_nbgrader_sandboxed_grades.py", "test_class_grading.py",
+    "test_killing_the_grader_ends_every_process.py", "test_shards.py", "test_batch_grading.py",
+    "test_korean_feedback.py", "test_nbgrader_release.py", "test_shared_programs.py", "test_class_report.py",
+    "test_out_dir_safety.py", "test_nbgrader_kernel_sandbox.py", "test_check_cell_rendering.py", "test_file_choice.py",
+    "test_student_advice.py", "test_submission_loading.py", "test_exported_programs_run_in_a_clean_room.py",
+    "test_gradescope_zip.py", "test_nbgrader_feedback.py", "test_github_classroom.py", "test_zygote.py",
+    "test_identity_from_layout_top.py", "test_worker_sessions.py", "test_hostile_json_costs_only_itself.py",
+    "test_clean_room_runner.py",
 )
 
 
@@ -117,6 +119,21 @@ def config():
 @pytest.fixture(scope="session")
 def seed():
     return SEED
+
+
+@pytest.fixture(scope="session")
+def kernel_jax_cache(tmp_path_factory) -> dict[str, str]:
+    """Environment variables that give the plain Jupyter kernels these tests start one JAX compilation cache.
+
+    The same notebooks run in several tests' kernels (check cells, `nbgrader validate`); each kernel
+    loads what an earlier one compiled instead of compiling it again (06's solution: 19.5 s to 7.5 s).
+    The cache is keyed by the whole program, so no outcome changes. One directory for the run, shared
+    by the xdist workers; only kit notebooks run in these kernels, never a submission.
+    """
+    base = tmp_path_factory.getbasetemp()
+    directory = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "kernel-jax-cache"
+    directory.mkdir(exist_ok=True)
+    return {"JAX_COMPILATION_CACHE_DIR": str(directory), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
 
 
 def course_config(directory: Path, text: str) -> Path:

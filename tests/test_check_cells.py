@@ -37,7 +37,9 @@ def _value(cell):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_solution_check_cells_award_full_points_quietly_under_nbgrader(assignment, monkeypatch):
+def test_solution_check_cells_award_full_points_quietly_under_nbgrader(assignment, monkeypatch, kernel_jax_cache):
+    for name, value in kernel_jax_cache.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # the kernel inherits it, as under nbgrader
     notebook = _executed(REPO / "solutions" / assignment / f"{assignment}.ipynb")
     for cell in _check_cells(notebook):
@@ -48,7 +50,9 @@ def test_solution_check_cells_award_full_points_quietly_under_nbgrader(assignmen
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_stub_check_cells_show_a_table_saying_not_implemented_and_no_value(assignment, monkeypatch):
+def test_stub_check_cells_show_a_table_saying_not_implemented_and_no_value(assignment, monkeypatch, kernel_jax_cache):
+    for name, value in kernel_jax_cache.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     notebook = _executed(REPO / "assignments" / assignment / f"{assignment}.ipynb")
     for cell in _check_cells(notebook):

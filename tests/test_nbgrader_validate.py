@@ -46,12 +46,12 @@ def _notebook_of(item) -> Path:
 
 
 @pytest.fixture(scope="module")
-def reports(request) -> dict[Path, str]:
+def reports(request, kernel_jax_cache) -> dict[Path, str]:
     """{notebook: what nbgrader validate printed for it}, for every notebook this module's selected tests read."""
     paths = sorted({_notebook_of(item) for item in request.session.items if item.module is request.module})
     for path in paths:
         assert path.exists(), f"{path.relative_to(REPO)} does not exist: run `autograder release {path.parent.name}`"
-    env = nbgrader_environment() | {grading_config.SEED_ENVIRONMENT_VARIABLE: str(SEED)}
+    env = nbgrader_environment() | kernel_jax_cache | {grading_config.SEED_ENVIRONMENT_VARIABLE: str(SEED)}
     completed = subprocess.run([sys.executable, "-c", VALIDATE_EACH, *map(str, paths)], cwd=REPO, env=env,
                                capture_output=True, text=True, timeout=1200 * len(paths))
     assert completed.returncode == 0, f"nbgrader validate crashed:\n{completed.stdout}\n{completed.stderr}"

@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from autograder.catalog import messages
+from autograder.child import mlir_context
 from autograder.child.cell_execution import LoadReport, execute_cells
 from autograder.child.executor import Executor
 from autograder.child.time_limits import DEFAULT_BUSY_FACTOR, MachineTooBusy, TimeLimitExceeded, time_limit
@@ -40,6 +41,7 @@ class InProcessTransport:
         # The budget is this process's CPU time (the checks' own work included); wall-clock time only backs it.
         self._cpu_deadline = time.process_time() + submission_seconds
         self._wall_deadline = time.monotonic() + submission_seconds * busy_factor
+        self._mlir_context = mlir_context.SharedContext()
 
     def request(self, request: requests.Request, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
         if time.process_time() > self._cpu_deadline:
@@ -48,7 +50,7 @@ class InProcessTransport:
             raise TransportFailure(ErrorKind.BUSY)
         # Round-trip through JSON and copies so student code sees exactly
         # what the sandbox child would, and cannot alias the test's data.
-        with _captured_output():
+        with _captured_output(), self._mlir_context.installed():
             crossed = requests.parse(json.loads(json.dumps(requests.header(request))))
             answer, out = self._executor.handle(crossed, [a.copy() for a in arrays])
         return json.loads(json.dumps(answer)), [np.array(a, copy=True) for a in out]

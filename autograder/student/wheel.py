@@ -40,7 +40,7 @@ KIT_MODULES = (
     "sandbox/__init__.py", "catalog/__init__.py", "catalog/assignment_catalogs.py",
     "catalog/messages.py", "catalog/hint_ideas.py",
     "child/executor.py", "child/harnesses.py", "child/cell_execution.py", "child/stub_lines.py",
-    "child/time_limits.py",
+    "child/time_limits.py", "child/mlir_context.py",
     "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py",
     "protocol/wire_format.py", "protocol/errors.py", "protocol/requests.py", "load/submission_source.py",
     "load/assignment_names.py",
