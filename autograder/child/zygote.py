@@ -111,7 +111,23 @@ def _preload():
 
     # nbformat compiles its schema validator on first use: once here, not once per child.
     nbformat.validate(nbformat.v4.new_notebook())
+    _load_what_jax_loads_on_first_use()
     return tamper.take()
+
+
+def _load_what_jax_loads_on_first_use() -> None:
+    """What JAX would otherwise load in every child, on its first program (about 50 ms each): the MLIR dialect
+    modules its contexts register, and the LAPACK kernels `jax.export` registers. Neither starts a thread
+    (fork_hazard checks before every fork); with a JAX that lacks them, children load what they need."""
+    try:
+        from jax._src.interpreters import mlir
+        from jax._src.lax import linalg
+
+        for dialect in ("mhlo", "chlo", "hlo", "sdy", "mpmd"):
+            getattr(mlir.dialects, dialect, None)
+        linalg.initialize_lapack()
+    except (ImportError, AttributeError):
+        pass
 
 
 def _serve(channel: socket.socket, snapshot) -> None:
