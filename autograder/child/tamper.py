@@ -36,9 +36,12 @@ def own_modules() -> tuple[str, ...]:
 
 @dataclasses.dataclass(frozen=True)
 class Snapshot:
+    """What the checks rely on, as recorded before student code ran; grouped by the table each entry lives in,
+    so that the comparison after every request (find_and_undo) looks each table up once."""
+
     config: dict[str, Any]
-    attributes: dict[tuple[str, str], Any]  # (module, name) -> object
-    members: dict[tuple[str, str, str], Any]  # (module, class or dict name, key) -> object
+    attributes: dict[str, dict[str, Any]]  # module -> {name: object}
+    members: dict[tuple[str, str], dict[Any, Any]]  # (module, class or dict name) -> {key: object}
 
 
 def take() -> Snapshot:
@@ -49,19 +52,21 @@ def take() -> Snapshot:
 
     # jax.config.values is live: it reflects updates, context managers aside.
     config = dict(jax.config.values)
-    attributes, members = {}, {}
+    attributes: dict[str, dict[str, Any]] = {}
+    members: dict[tuple[str, str], dict[Any, Any]] = {}
     own_names = own_modules()
     for module_name in (*_WATCHED_MODULES, *own_names):
         module = importlib.import_module(module_name)
         own = module_name in own_names
+        recorded = attributes[module_name] = {}
         for name, value in vars(module).items():
             if isinstance(value, types.ModuleType) or (name.startswith("_") and not own):
                 continue
-            attributes[(module_name, name)] = value
+            recorded[name] = value
             if own and isinstance(value, type) and value.__module__ == module_name:
-                members.update({(module_name, name, k): v for k, v in vars(value).items()})
+                members[(module_name, name)] = dict(vars(value))
             elif own and type(value) is dict:
-                members.update({(module_name, name, k): v for k, v in value.items()})
+                members[(module_name, name)] = dict(value)
     return Snapshot(config, attributes, members)
 
 
@@ -82,22 +87,26 @@ def find_and_undo(snapshot: Snapshot) -> list[str]:
             except Exception:  # some options cannot be set after start-up; report anyway
                 pass
             config = jax.config.values  # as live as before: an update may move other options too
-    modules = {name: importlib.import_module(name) for name in {module for module, _ in snapshot.attributes}}
-    for (module_name, name), value in snapshot.attributes.items():
-        current = vars(modules[module_name]).get(name, _MISSING)
-        if current is not value:
+    for module_name, recorded in snapshot.attributes.items():
+        module = importlib.import_module(module_name)
+        for name in _differences(vars(module), recorded):
             changes.append(f"{module_name}.{name} was replaced")
-            setattr(modules[module_name], name, value)
-    for (module_name, owner_name, key), value in snapshot.members.items():
-        owner = snapshot.attributes[(module_name, owner_name)]
-        table = vars(owner) if isinstance(owner, type) else owner
-        if table.get(key, _MISSING) is not value:
+            setattr(module, name, recorded[name])
+    for (module_name, owner_name), recorded in snapshot.members.items():
+        owner = snapshot.attributes[module_name][owner_name]
+        for key in _differences(vars(owner) if isinstance(owner, type) else owner, recorded):
             changes.append(f"{module_name}.{owner_name}[{key!r}] was replaced")
             if isinstance(owner, type):
-                setattr(owner, key, value)
+                setattr(owner, key, recorded[key])
             else:
-                owner[key] = value
+                owner[key] = recorded[key]
     return changes
+
+
+def _differences(table, recorded: dict) -> list:
+    """The keys of `recorded` whose object `table` no longer holds (thousands per request: one comprehension)."""
+    get = table.get
+    return [key for key, value in recorded.items() if get(key, _MISSING) is not value]
 
 
 _MISSING = object()

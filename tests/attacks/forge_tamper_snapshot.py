@@ -48,7 +48,7 @@ import gc
 
 for obj in gc.get_objects():
     if type(obj).__name__ == "Snapshot" and type(obj).__module__ == "autograder.child.tamper":
-        obj.members[("autograder.child.executor", "Executor", "_export")] = forged_export
-        obj.members[("autograder.child.executor", "_HANDLERS", requests.Export)] = forged_export
+        obj.members[("autograder.child.executor", "Executor")]["_export"] = forged_export
+        obj.members[("autograder.child.executor", "_HANDLERS")][requests.Export] = forged_export
 executor.Executor._export = forged_export
 executor._HANDLERS[requests.Export] = forged_export
