@@ -116,9 +116,10 @@ def _preload():
 
 
 def _load_what_jax_loads_on_first_use() -> None:
-    """What JAX would otherwise load in every child, on its first program (about 50 ms each): the MLIR dialect
-    modules its contexts register, and the LAPACK kernels `jax.export` registers. Neither starts a thread
-    (fork_hazard checks before every fork); with a JAX that lacks them, children load what they need."""
+    """What JAX would otherwise load in every child, on its first programs: the MLIR dialect modules its
+    contexts register, and the LAPACK kernels `jax.export` registers (scipy's, a quarter of a second).
+    Neither starts a thread (fork_hazard checks before every fork); with a JAX that lacks them, children
+    load what they need as before."""
     try:
         from jax._src.interpreters import mlir
         from jax._src.lax import linalg
