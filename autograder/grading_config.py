@@ -71,6 +71,16 @@ class GradingConfig:
     def assignments(self) -> list[str]:
         return sorted(self.points)
 
+    @property
+    def solutions_directory(self) -> Path:
+        """solutions/ beside this grading.toml: the repository, or the course directory of a kit installed with
+        pip. Batches build their store of shared programs from the solutions there."""
+        return self.source.parent / "solutions"
+
+    def solution_notebook(self, assignment: str) -> Path:
+        """`assignment`'s solution notebook in solutions_directory."""
+        return self.solutions_directory / assignment / f"{assignment}.ipynb"
+
     def functions(self, assignment: str) -> list[str]:
         return list(self.points[assignment])
 

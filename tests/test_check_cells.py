@@ -19,6 +19,13 @@ from autograder import grading_config
 ASSIGNMENTS = grading_config.load().assignments
 
 
+@pytest.fixture(autouse=True)
+def _kernels_share_a_jax_cache(monkeypatch, kernel_jax_cache):
+    """Every kernel of this module inherits the run's JAX compilation cache (conftest.kernel_jax_cache)."""
+    for name, value in kernel_jax_cache.items():
+        monkeypatch.setenv(name, value)
+
+
 def _executed(path):
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=True,
@@ -37,9 +44,7 @@ def _value(cell):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_solution_check_cells_award_full_points_quietly_under_nbgrader(assignment, monkeypatch, kernel_jax_cache):
-    for name, value in kernel_jax_cache.items():
-        monkeypatch.setenv(name, value)
+def test_solution_check_cells_award_full_points_quietly_under_nbgrader(assignment, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # the kernel inherits it, as under nbgrader
     notebook = _executed(REPO / "solutions" / assignment / f"{assignment}.ipynb")
     for cell in _check_cells(notebook):
@@ -50,9 +55,7 @@ def test_solution_check_cells_award_full_points_quietly_under_nbgrader(assignmen
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_stub_check_cells_show_a_table_saying_not_implemented_and_no_value(assignment, monkeypatch, kernel_jax_cache):
-    for name, value in kernel_jax_cache.items():
-        monkeypatch.setenv(name, value)
+def test_stub_check_cells_show_a_table_saying_not_implemented_and_no_value(assignment, monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     notebook = _executed(REPO / "assignments" / assignment / f"{assignment}.ipynb")
     for cell in _check_cells(notebook):

@@ -6,7 +6,7 @@ JAX makes a fresh context for each program it lowers, and loading every dialect 
 takes about 3 ms: with a program per eager operation and shape, about half of a
 submission's time. A shared context keeps what it uniques (types, attributes) for as long
 as it lives, so it is shared only for a bounded stretch: a sandbox child's life (one
-submission), or one request of the in-process backend. The programs, their cache keys
+submission), or one submission's transport in the in-process backend. The programs, their cache keys
 and so their compiled code are the same either way.
 """
 

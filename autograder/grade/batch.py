@@ -334,7 +334,7 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
     if not todo:
         return
     programs, own_store = shared_programs.batch_store(config, seed, sandbox)  # the workers' shared programs
-    if not (config.source.parent / "solutions").is_dir():
+    if not config.solutions_directory.is_dir():
         print(messages.text("batch.no_solutions_beside_config", config=config.source), file=stream)
     handles: list[WorkerHandle] = []
     progress = None

@@ -165,8 +165,7 @@ class _Worker:
         from autograder.load.submission_source import read
         from autograder.sandbox import shared_programs
 
-        # solutions/ beside grading.toml: the repository, or the course directory of a kit installed with pip.
-        solution = self.config.source.parent / "solutions" / assignment / f"{assignment}.ipynb"
+        solution = self.config.solution_notebook(assignment)
         defined = shared_programs.defined_names([cell.source for cell in read(solution).cells])  # no solution: raises
         functions = set(list(self.config.functions(assignment))[part::parts]) if parts > 1 else None
         if functions == set():

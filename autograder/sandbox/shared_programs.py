@@ -137,7 +137,7 @@ def _store_key(config, seed: int, sandbox: str) -> str:
     for part in (str(seed), sandbox, platform.python_version(), *_versions("jax", "jaxlib"), config.source.read_text()):
         digest.update(part.encode() + b"\0")
     kit = Path(__file__).resolve().parent.parent
-    solutions = [config.source.parent / "solutions" / a / f"{a}.ipynb" for a in config.assignments]
+    solutions = [config.solution_notebook(a) for a in config.assignments]
     for path in [*sorted(kit.rglob("*.py")), *solutions]:
         digest.update(str(path).encode() + b"\0")
         digest.update(path.read_bytes() if path.is_file() else b"")
