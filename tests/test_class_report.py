@@ -244,7 +244,7 @@ def test_html_is_self_contained(graded, written, report):
     assert not {"script", "link", "iframe", "object", "embed", "base", "form", "audio", "video", "source"} & set(names)
     images = [attrs for tag, attrs in parser.tags if tag == "img"]
     assert len(images) == 2 * len(report.scores)  # a histogram and a pass-rate plot per assignment
-    assert all(attrs["src"].startswith("data:image/png;base64,") and attrs["alt"] for attrs in images)
+    assert all(attrs["src"].startswith("data:image/svg+xml;base64,") and attrs["alt"] for attrs in images)
     # Links go to the report's own sections, or to a submission's results.json beside it in the out dir.
     out, _, _ = graded
     links = [attrs["href"] for tag, attrs in parser.tags if "href" in attrs]
@@ -380,7 +380,7 @@ def test_report_renders_in_a_headless_browser(written, graded, report, tmp_path)
         requested = [json.loads(entry["message"])["message"] for entry in driver.get_log("performance")]
         sent = [m["params"] for m in requested if m["method"] == "Network.requestWillBeSent"]
         ours = [p["request"]["url"] for p in sent if p.get("documentURL") == uri]  # not the browser's own start page
-        assert ours and ours[0] == uri and all(url.startswith("data:image/png;base64,") for url in ours[1:]), ours
+        assert ours and ours[0] == uri and all(url.startswith("data:image/svg+xml;base64,") for url in ours[1:]), ours
         elsewhere = [p["request"]["url"] for p in sent if not p["request"]["url"].startswith(("file:", "data:",
                                                                                               "chrome:"))]
         assert not elsewhere

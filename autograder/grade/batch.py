@@ -502,8 +502,8 @@ def _prepare_report() -> None:
 
     def load() -> None:
         try:
-            from matplotlib import figure  # noqa: F401
-            from matplotlib.backends import backend_agg  # noqa: F401
+            from matplotlib import figure, textpath  # noqa: F401
+            from matplotlib.backends import backend_svg  # noqa: F401
         except Exception:
             pass  # class_report says what went wrong, when it needs them
 

@@ -28,6 +28,7 @@ from autograder.child.cell_execution import LoadReport
 from autograder.grade.pipeline import score_outcomes
 from autograder.reports import check_cell
 from autograder.reports.terminal_table import render
+from autograder.sandbox import compilation_cache
 from autograder.sandbox.inprocess import InProcessTransport
 
 
@@ -51,6 +52,8 @@ def _check(function: str, namespace: dict, seed: int | None) -> float | None:
     mode = "grade" if os.environ.get("NBGRADER_EXECUTION") == "autograde" else "check"
     assignment = config.assignment_of(function)
     seed = config.resolve_seed("check", seed)
+    if mode == "check":  # a student's kernel, where cells are run again and again (not nbgrader's, run once)
+        compilation_cache.enable_private()
     stderr = io.StringIO()
     with _file_descriptor_2_discarded(), contextlib.redirect_stderr(stderr), warnings.catch_warnings():
         warnings.simplefilter("ignore")

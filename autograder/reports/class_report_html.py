@@ -16,7 +16,7 @@ import re
 import urllib.parse
 
 from autograder.catalog import messages
-from autograder.reports.class_report_plots import histogram_png, pass_rates_png
+from autograder.reports.class_report_plots import MIME_TYPE, histogram_svg, pass_rates_svg
 from autograder.reports.class_report_text import assignment_name, clip, sentence, visible
 from autograder.reports.class_summary import CheckPassRate, ClassReport, NeedsALook, problem_reason
 
@@ -108,7 +108,7 @@ def _scores_section(report: ClassReport) -> str:
         name = assignment_name(distribution.assignment)
         alt = sentence("report.class_histogram_alt", assignment=name, count=distribution.count, mean=distribution.mean,
                     median=distribution.median, max_score=distribution.max_score)
-        figures.append(_figure(histogram_png(distribution), alt,
+        figures.append(_figure(histogram_svg(distribution), alt,
                                caption=sentence("report.class_assignment_heading", assignment=name)))
     parts.append(f'<div class="plots">{"".join(figures)}</div>')
     return "".join(parts)
@@ -121,7 +121,7 @@ def _checks_section(report: ClassReport) -> str:
         parts.append(f"<h3>{_escape(sentence('report.class_assignment_heading', assignment=name))}</h3>")
         alt = sentence("report.class_pass_rates_alt", count=len(rates), assignment=name,
                     lowest=100 * min(r.rate for r in rates), highest=100 * max(r.rate for r in rates))
-        figure = _figure(pass_rates_png(rates), alt)
+        figure = _figure(pass_rates_svg(rates), alt)
         header = _row([sentence("report.class_col_check"), sentence("report.class_col_points"),
                        sentence("report.class_col_passed"), sentence("report.class_col_pass_rate")], header=True,
                       numeric_from=1)
@@ -241,10 +241,10 @@ def _who(submission: str, student: str) -> str:
     return f'<td class="text">{_escape(submission)}{below}</td>'
 
 
-def _figure(png: bytes, alt: str, *, caption: str | None = None) -> str:
-    data = base64.b64encode(png).decode("ascii")
+def _figure(image: bytes, alt: str, *, caption: str | None = None) -> str:
+    data = base64.b64encode(image).decode("ascii")
     below = f"<figcaption>{_escape(caption)}</figcaption>" if caption else ""
-    return f'<figure><img src="data:image/png;base64,{data}" alt="{_escape(alt)}">{below}</figure>'
+    return f'<figure><img src="data:{MIME_TYPE};base64,{data}" alt="{_escape(alt)}">{below}</figure>'
 
 
 _SCHEME = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*):(?=//)")

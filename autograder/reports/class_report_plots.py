@@ -1,7 +1,11 @@
-"""The class report's plots: a histogram of an assignment's scores and a bar of each check's pass rate, as PNG.
+"""The class report's plots: a histogram of an assignment's scores and a bar of each check's pass rate, as SVG.
 
-Drawn on matplotlib's Agg canvas: no display is needed, and no pyplot state
-is shared between reports.
+Drawn by matplotlib on its SVG canvas, with text kept as text (the browser
+sets it in its own sans-serif): no display is needed, no pyplot state is
+shared between reports, and the page stays sharp at any zoom. The margins are
+measured from the labels instead of by matplotlib's layout engines, which
+cost more than the drawing itself (a class report draws two plots per
+assignment, after the last submission is graded).
 """
 
 from __future__ import annotations
@@ -11,25 +15,15 @@ import io
 from autograder.reports.class_report_text import clip, sentence, visible
 from autograder.reports.class_summary import CheckPassRate, ScoreDistribution
 
-
-def _new_figure(width: float, height: float):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure
+MIME_TYPE = "image/svg+xml"
+_DPI = 72  # one SVG pixel per point: the measured label widths (in points) are the figure's own units
+_TICK_FONT_SIZE = 8
+_AXIS_FONT_SIZE = 10  # matplotlib's default for axis labels
 
 
-def _png(figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
-
-
-def histogram_png(distribution: ScoreDistribution) -> bytes:
+def histogram_svg(distribution: ScoreDistribution) -> bytes:
     """The scores of one assignment, with its mean and median marked; the last bin holds full marks."""
-    figure = _new_figure(5.2, 2.4)
+    figure = _new_figure(5.2, 2.4, left_points=48, bottom_points=34)
     axes = figure.add_subplot()
     top = distribution.max_score if distribution.max_score > 0 else max(distribution.maximum, 1.0)
     count = int(top) if top <= 40 and float(top).is_integer() else 20
@@ -44,19 +38,21 @@ def histogram_png(distribution: ScoreDistribution) -> bytes:
     axes.set_xlabel(_plot_text(sentence("report.class_histogram_x", max_score=top)))
     axes.set_ylabel(_plot_text(sentence("report.class_histogram_y")))
     axes.yaxis.get_major_locator().set_params(integer=True)
-    axes.legend(loc="upper left", frameon=False, fontsize=8)
+    axes.legend(loc="upper left", frameon=False, fontsize=_TICK_FONT_SIZE)
     axes.spines[["top", "right"]].set_visible(False)
-    return _png(figure)
+    return _svg(figure)
 
 
-def pass_rates_png(rates: list[CheckPassRate]) -> bytes:
+def pass_rates_svg(rates: list[CheckPassRate]) -> bytes:
     """One bar per check, in the order given; those under half in the colour of a failure."""
-    figure = _new_figure(5.2, 0.8 + 0.26 * len(rates))
+    labels = [_plot_text(clip(r.check, 56)) for r in rates]
+    figure = _new_figure(5.2, 0.8 + 0.26 * len(rates), left_points=_widest(labels, _TICK_FONT_SIZE) + 10,
+                         bottom_points=32)
     axes = figure.add_subplot()
     positions = list(range(len(rates)))
     values = [100 * r.rate for r in rates]
     axes.barh(positions, values, color=["#c0392b" if r.rate < 0.5 else "#3b82c4" for r in rates], height=0.7)
-    axes.set_yticks(positions, [_plot_text(clip(r.check, 56)) for r in rates], fontsize=8)
+    axes.set_yticks(positions, labels, fontsize=_TICK_FONT_SIZE)
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
     axes.set_xlabel(_plot_text(sentence("report.class_pass_rates_x")))
@@ -65,7 +61,42 @@ def pass_rates_png(rates: list[CheckPassRate]) -> bytes:
         axes.text(value - 1 if inside else value + 1, position, f"{value:.0f}%", va="center", fontsize=7,
                   ha="right" if inside else "left", color="white" if inside else "#1d232a")
     axes.spines[["top", "right"]].set_visible(False)
-    return _png(figure)
+    return _svg(figure)
+
+
+def _new_figure(width: float, height: float, *, left_points: float, bottom_points: float):
+    """A figure of `width` x `height` inches whose axes leave the given margins (in points) for labels."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), dpi=_DPI)
+    FigureCanvasSVG(figure)
+    width_points, height_points = width * 72, height * 72
+    left = min(left_points / width_points, 0.7)  # very long check names are clipped at 56 characters anyway
+    figure.subplots_adjust(left=left, right=1 - 14 / width_points, bottom=bottom_points / height_points,
+                           top=1 - 8 / height_points)
+    return figure
+
+
+def _widest(labels: list[str], size: float) -> float:
+    """The width in points of the widest label, set in matplotlib's default font at `size` points."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    font = FontProperties(size=size)
+    return max((text_to_path.get_text_width_height_descent(label, font, ismath=False)[0] for label in labels),
+               default=0.0)
+
+
+def _svg(figure) -> bytes:
+    from matplotlib import rc_context
+
+    buffer = io.BytesIO()
+    # Text as text: smaller than glyph outlines, selectable, set in the reader's own font; no date, so
+    # the same results give the same page.
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "autograder"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
 
 
 def _plot_text(text: str) -> str:

@@ -19,6 +19,13 @@ Three uses, each with a directory of its own:
   (sandbox.shared_programs.batch_store), kept for the next batch with the
   same settings.
 
+And one cache with no shared directory at all: a notebook kernel's own
+(enable_private), for check cells. A temporary directory that only that
+kernel's process writes and reads, removed when it exits: a check cell run
+again loads the programs its last run compiled (the student's functions
+included) instead of compiling them again, and nothing one kernel wrote is
+ever read by another.
+
 On CPU, JAX caches only programs that took longer to compile than
 jax_persistent_cache_min_compile_time_secs (1 s by default), which nearly
 none of these do, hence 0. The directory is capped (least recently used
@@ -27,13 +34,19 @@ entries go first).
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 # A directory, or "off" to compile everything every time.
 ENVIRONMENT_VARIABLE = "AUTOGRADER_JAX_CACHE"
 USES = ("grade", "check", "programs")
 MAX_BYTES = 512 << 20
+PRIVATE_MAX_BYTES = 128 << 20
+
+_private_directory: Path | None = None
 
 
 def default_directory(use: str = "grade") -> Path:
@@ -66,10 +79,48 @@ def enable(use: str = "grade") -> Path | None:
         found.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # a read-only home, say: grading works the same, only slower
+    _point_jax_at(found, MAX_BYTES)
+    return found
+
+
+def enable_private() -> Path | None:
+    """Give this process a JAX cache of its own, for a notebook's check cells; returns its directory.
+
+    A new temporary directory, removed when the process exits. Nothing
+    happens (None) if JAX already has a cache directory (the user's own choice
+    wins, and a second call keeps the first directory), if
+    $AUTOGRADER_JAX_CACHE is "off", or if no temporary directory can be made.
+    The cache serves every later compilation in the process, the student's
+    own cells included.
+    """
+    global _private_directory
+    if _private_directory is not None:
+        return _private_directory
+    if os.environ.get(ENVIRONMENT_VARIABLE, "").strip().lower() == "off":
+        return None
     import jax
 
-    jax.config.update("jax_compilation_cache_dir", str(found))
+    if getattr(jax.config, "jax_compilation_cache_dir", None):  # JAX types its flags by attribute only
+        return None
+    try:
+        made = Path(tempfile.mkdtemp(prefix="autograder-kernel-jax-"))
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, made, ignore_errors=True)
+    _point_jax_at(made, PRIVATE_MAX_BYTES)
+    from jax.experimental.compilation_cache import compilation_cache
+
+    # Some JAX versions decide whether a process uses a cache at its first compilation, which in a
+    # notebook came before its first check cell: make JAX decide again.
+    compilation_cache.reset_cache()
+    _private_directory = made
+    return made
+
+
+def _point_jax_at(directory: Path, max_bytes: int) -> None:
+    import jax
+
+    jax.config.update("jax_compilation_cache_dir", str(directory))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-    jax.config.update("jax_compilation_cache_max_size", MAX_BYTES)
-    return found
+    jax.config.update("jax_compilation_cache_max_size", max_bytes)

@@ -18,6 +18,7 @@ import warnings
 from autograder.catalog import messages
 from autograder.child.cell_execution import LoadReport
 from autograder.reports import check_cell
+from autograder.sandbox import compilation_cache
 from autograder.student import recorded
 from autograder.student.checking import Package, check_namespace, render_result
 from autograder.student.strings import text
@@ -47,6 +48,8 @@ def _check(function: str, namespace: dict) -> float | None:
     if assignment is None:
         print(text("student.unknown_function", function=function, known=", ".join(package.functions())))
         return 0.0
+    if os.environ.get("NBGRADER_EXECUTION") != "autograde":  # cells run again and again: compile them once
+        compilation_cache.enable_private()
     stderr = io.StringIO()
     with _file_descriptor_2_discarded(), contextlib.redirect_stderr(stderr), warnings.catch_warnings():
         warnings.simplefilter("ignore")
