@@ -18,7 +18,6 @@ from autograder.reports.class_summary import CheckPassRate, ScoreDistribution
 MIME_TYPE = "image/svg+xml"
 _DPI = 72  # one SVG pixel per point: the measured label widths (in points) are the figure's own units
 _TICK_FONT_SIZE = 8
-_AXIS_FONT_SIZE = 10  # matplotlib's default for axis labels
 
 
 def histogram_svg(distribution: ScoreDistribution) -> bytes:
