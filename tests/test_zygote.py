@@ -102,6 +102,7 @@ def test_forked_child_is_fresh_and_isolated(zygote, probe):
     assert facts["cwd"] == facts["workdir"]
     assert facts["env"]["HOME"] == facts["env"]["TMPDIR"] == facts["workdir"]
     assert "OPENBLAS_NUM_THREADS" not in facts["env"], "the zygote's own settings stay in the zygote"
+    assert facts["env"]["XLA_FLAGS"] == "--xla_backend_optimization_level=0", "children compile at LLVM level 0"
     assert facts["isolated"] == 1
     assert facts["fds"][:5] == [0, 1, 2, 3, 4] and len(facts["fds"]) <= 6  # + the descriptor listing /proc/self/fd
     assert facts["fork"] == "refused" and facts["read_suite"] == "refused", "audit hook installed after fork"

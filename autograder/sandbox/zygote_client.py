@@ -27,6 +27,12 @@ from autograder.protocol.limits import ChildLimits
 
 START_SECONDS = 120.0
 _ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+# A child compiles every program it runs, once, and runs it a few times on small inputs: LLVM's
+# level 0 halves the compile time of JAX's heavier programs (a threefry sampler: 3.2 -> 1.4 s for
+# eight shapes) and is a few per cent slower to run them. Measured on batches of eight solutions:
+# 5 to 9 % less wall time for 03, 06, 07 and 09, no difference for 01. Code generation only: XLA's
+# own passes, and so the values computed (compared with the references' tolerances), are unchanged.
+CHILD_XLA_FLAGS = "--xla_backend_optimization_level=0"
 # A zygote only forks, peeks and reaps: anything slower than this is a dead zygote.
 ANSWER_MARGIN_SECONDS = 30.0
 
@@ -36,9 +42,10 @@ class ZygoteUnavailable(RuntimeError):
 
 
 def child_environment(home: Path | str) -> dict[str, str]:
-    """The whole environment of a child: the allow-listed variables, its own HOME and TMPDIR, JAX on CPU."""
+    """The whole environment of a child: the allow-listed variables, its own HOME and TMPDIR, JAX on CPU
+    with CHILD_XLA_FLAGS."""
     env = {k: os.environ[k] for k in _ENV_ALLOWED if k in os.environ}
-    env.update(HOME=str(home), TMPDIR=str(home), JAX_PLATFORMS="cpu")
+    env.update(HOME=str(home), TMPDIR=str(home), JAX_PLATFORMS="cpu", XLA_FLAGS=CHILD_XLA_FLAGS)
     return env
 
 
