@@ -71,3 +71,11 @@ def test_no_cache_when_the_kits_cache_is_off():
                           "directory": jax.config.jax_compilation_cache_dir}))
     """, AUTOGRADER_JAX_CACHE="off")
     assert seen == {"private": "None", "directory": None}
+
+
+def test_no_cache_under_nbgraders_autograde():
+    seen = _kernel("""
+        print(json.dumps({"private": str(compilation_cache.enable_private()),
+                          "directory": jax.config.jax_compilation_cache_dir}))
+    """, NBGRADER_EXECUTION="autograde")
+    assert seen == {"private": "None", "directory": None}

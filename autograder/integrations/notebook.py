@@ -52,8 +52,7 @@ def _check(function: str, namespace: dict, seed: int | None) -> float | None:
     mode = "grade" if os.environ.get("NBGRADER_EXECUTION") == "autograde" else "check"
     assignment = config.assignment_of(function)
     seed = config.resolve_seed("check", seed)
-    if mode == "check":  # a student's kernel, where cells are run again and again (not nbgrader's, run once)
-        compilation_cache.enable_private()
+    compilation_cache.enable_private()  # a student's kernel runs its check cells again and again
     stderr = io.StringIO()
     with _file_descriptor_2_discarded(), contextlib.redirect_stderr(stderr), warnings.catch_warnings():
         warnings.simplefilter("ignore")

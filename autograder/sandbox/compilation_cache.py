@@ -87,9 +87,10 @@ def enable_private() -> Path | None:
     """Give this process a JAX cache of its own, for a notebook's check cells; returns its directory.
 
     A new temporary directory, removed when the process exits. Nothing
-    happens (None) if JAX already has a cache directory (the user's own choice
-    wins, and a second call keeps the first directory), if
-    $AUTOGRADER_JAX_CACHE is "off", or if no temporary directory can be made.
+    happens (None) under nbgrader's autograde (each cell runs once there), if
+    JAX already has a cache directory (the user's own choice wins, and a
+    second call keeps the first directory), if $AUTOGRADER_JAX_CACHE is
+    "off", or if no temporary directory can be made.
     The cache serves every later compilation in the process, the student's
     own cells included.
     """
@@ -97,6 +98,8 @@ def enable_private() -> Path | None:
     if _private_directory is not None:
         return _private_directory
     if os.environ.get(ENVIRONMENT_VARIABLE, "").strip().lower() == "off":
+        return None
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
         return None
     import jax
 
