@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -20,7 +21,7 @@ from autograder import grading_config
 from autograder.child.confinement import WORKDIR
 from autograder.protocol.limits import ChildLimits
 from autograder.sandbox.parent import SandboxTransport
-from autograder.sandbox.zygote_client import ForkedChild, Zygote
+from autograder.sandbox.zygote_client import ForkedChild, Zygote, ZygoteTemplate
 
 PROBE = r'''
 import json, os, resource, sys, threading
@@ -61,8 +62,16 @@ def answer(x):
 LIMITS = ChildLimits(memory_bytes=2900 << 20, cpu_seconds=123, file_bytes=7 << 20, open_files=200)
 
 
-@pytest.fixture(scope="module", params=["os", "process"])
+@pytest.fixture(scope="module", params=["os", "process", "os-clone"])
 def zygote(request):
+    """A zygote as a worker has it: its own (os, process), or a clone of the batch's template (os-clone)."""
+    if request.param == "os-clone":
+        template = ZygoteTemplate(mode="os")
+        started = Zygote.adopt(template.channel_for_worker(), mode="os")
+        yield started
+        started.close()
+        template.close()
+        return
     started = Zygote(mode=request.param)
     yield started
     started.close()
@@ -157,3 +166,80 @@ def test_zygote_refuses_to_fork_once_a_backend_has_started():
     before, after = completed.stdout.strip().splitlines()[-2:]
     assert before == "None"
     assert "backend" in after
+
+
+
+def _sleeping_child(zygote: Zygote, tmp_path) -> ForkedChild:
+    """A child of `zygote` that waits for requests until the test ends (its request pipe stays open)."""
+    read_end, write_end = os.pipe()
+    answer_read, answer_write = os.pipe()
+    output = os.open(tmp_path / "output", os.O_WRONLY | os.O_CREAT)
+    try:
+        child = zygote.fork(tmp_path, {"HOME": str(tmp_path)}, LIMITS, (read_end, answer_write, output))
+    finally:
+        for fd in (read_end, answer_write, output):
+            os.close(fd)
+    _kept_open.append(write_end)
+    assert child.exit_status() is None, "the child is alive"
+    return child
+
+
+_kept_open: list[int] = []
+
+
+def _ended(pid: int, seconds: float = 10.0) -> bool:
+    """Whether `pid` has ended (gone, or a zombie nobody reaped yet) within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_two_clones_of_one_template_are_two_zygotes(tmp_path):
+    template = ZygoteTemplate(mode="process")
+    first = Zygote.adopt(template.channel_for_worker(), mode="process")
+    second = Zygote.adopt(template.channel_for_worker(), mode="process")
+    try:
+        first.wait_ready()
+        second.wait_ready()
+        assert first.pid != second.pid and first.alive and second.alive
+        child = _sleeping_child(first, tmp_path)
+        second.close()  # one worker's zygote ending ends nothing of the other's
+        assert _ended(second.pid)
+        assert first.alive and child.exit_status() is None
+    finally:
+        first.close()
+        template.close()
+
+
+def test_closing_a_clone_ends_it_and_its_children(tmp_path):
+    template = ZygoteTemplate(mode="process")
+    clone = Zygote.adopt(template.channel_for_worker(), mode="process")
+    try:
+        child = _sleeping_child(clone, tmp_path)
+        clone.close()  # what a worker's end of the channel does when the worker exits or is killed
+        assert _ended(clone.pid) and _ended(child.pid)
+    finally:
+        template.close()
+
+
+def test_closing_the_template_ends_every_clone_and_its_children(tmp_path):
+    template = ZygoteTemplate(mode="process")
+    clone = Zygote.adopt(template.channel_for_worker(), mode="process")
+    child = _sleeping_child(clone, tmp_path)
+    template.close()  # the batch ending (after its workers, or when they could not end theirs)
+    assert _ended(clone.pid) and _ended(child.pid)
+    assert not clone.alive
+    clone.close()
+
+
+def test_a_worker_gets_no_clone_once_the_template_is_gone():
+    template = ZygoteTemplate(mode="process")
+    template.close()
+    assert template.channel_for_worker() is None

@@ -38,8 +38,12 @@ Protocol (SOCK_SEQPACKET, one JSON object per message, answered in order):
       trusted side's measure of a submission's time limits, sandbox.parent)
   {"op": "run_queue", "pid"} -> {"wait_seconds": float} (how long the threads of those
       processes waited, runnable, for a CPU: a starved child's grows, a sleeping one's not)
+  {"op": "clone"} + fd (one end of a new channel) -> {"pid"} or {"refused": why}: a fork of
+      this zygote becomes a zygote of its own on that channel (it sends "ready" there, serves
+      there, and is not one of this zygote's children for the ops above). A batch starts one
+      zygote and gives each grading worker a clone: the imports are paid once, not per worker.
 When the trusted side closes the socket (or dies), the zygote kills every
-child it started and exits.
+child (and clone) it started and exits.
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _EXIT = os._exit  # kept before any student code exists, which could replace os._exit
 
 _children: set[int] = set()
+_clones: set[int] = set()
 _import_environment: dict[str, str] = {}
 _confined = "--confined" in sys.argv  # started inside the OS sandbox: children get uids and namespaces
 
@@ -78,11 +83,16 @@ def main(socket_fd: int) -> None:
     # What the imports added to the environment (JAX sets TF_CPP_MIN_LOG_LEVEL...):
     # a spawned child has it too, so every forked child gets it back.
     _import_environment.update({k: v for k, v in os.environ.items() if environment.get(k) != v})
+    _serve_until_closed(channel, snapshot)
+
+
+def _serve_until_closed(channel: socket.socket, snapshot) -> None:
+    """Say ready, serve `channel` until the trusted side closes it, end every child and clone; ends the process."""
     channel.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
     try:
         _serve(channel, snapshot)
     finally:
-        for pid in list(_children):
+        for pid in list(_children) + list(_clones):
             _kill_group(pid)
     # The worker waits for this exit at the end of every batch: interpreter shutdown with JAX
     # imported (0.3 s) only delays it. Nothing is left to write (children are gone, logs unbuffered).
@@ -167,6 +177,8 @@ def _handle(request: dict, fds: list[int], channel: socket.socket, snapshot) -> 
             _become_child(request, fds, channel, snapshot)  # never returns
         _children.add(pid)
         return {"pid": pid}
+    if op == "clone":
+        return _clone(fds, channel, snapshot)
     pid = int(request.get("pid", 0))
     if pid not in _children:
         raise ValueError(f"{pid} is not a child of this zygote")
@@ -179,6 +191,44 @@ def _handle(request: dict, fds: list[int], channel: socket.socket, snapshot) -> 
     if op == "run_queue":
         return {"wait_seconds": tree_run_queue_seconds(pid)}
     raise ValueError(f"unknown op {op!r}")
+
+
+def _clone(fds: list[int], channel: socket.socket, snapshot) -> dict:
+    """Fork a zygote of its own that serves the channel fds[0]; the ended clones are reaped first."""
+    if len(fds) != 1:
+        raise ValueError(f"clone needs 1 descriptor, got {len(fds)}")
+    for pid in list(_clones):
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            _clones.discard(pid)
+    problem = fork_hazard()
+    if problem:
+        return {"refused": problem}  # its channel closes with this answer: the worker starts a zygote itself
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        _become_clone(fds[0], channel, snapshot)  # never returns
+    _clones.add(pid)
+    return {"pid": pid}
+
+
+def _become_clone(fd: int, template_channel: socket.socket, snapshot) -> None:
+    """Turn this fork into a zygote serving the channel `fd`, with no children yet; always ends the process."""
+    try:
+        template = os.getppid()
+        template_channel.close()
+        os.setsid()  # its own group: the template ends it, and all below it, as it ends a child
+        _die_with_parent(template)
+        _children.clear()
+        _clones.clear()
+        _serve_until_closed(socket.socket(fileno=fd), snapshot)
+    except BaseException:
+        try:
+            traceback.print_exc()
+        except BaseException:
+            pass
+    finally:
+        _EXIT(0)
 
 
 def fork_hazard() -> str | None:

@@ -53,6 +53,7 @@ from autograder.load.submission_identity import (
 from autograder.reports import class_report, grades_csv, gradescope_json, junit_xml
 from autograder.reports.out_dir import OutDir, safe_component
 from autograder.sandbox import shared_programs
+from autograder.sandbox.zygote_client import ZygoteTemplate
 
 SUBMISSION_SUFFIXES = (".ipynb", ".py")
 # Time for the worker's own grading steps (pytest, comparisons), on top of the student's budget.
@@ -340,7 +341,9 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
     progress = None
     workers = worker_count(jobs, len(todo))
     pool = ThreadPoolExecutor(max_workers=workers)
-    ending.push(_Ending(handles, pool, programs if own_store else None).end)
+    # Started here, by the main thread, which outlives every worker: it dies with this process.
+    template = _zygote_template(sandbox, programs)
+    ending.push(_Ending(handles, pool, programs if own_store else None, template).end)
     restore_sigterm = _interrupt_on_sigterm()
     try:
         # The workers start first: their imports, pytest session and zygote (seconds) overlap the
@@ -348,7 +351,8 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
         collect = _likely_assignments([item for item, _ in todo], config, assignment)
         for index in range(workers):
             handles.append(WorkerHandle(worker_command(config.source, seed, assignment, sandbox, programs,
-                                                       index=index, workers=workers, collect=collect)))
+                                                       index=index, workers=workers, collect=collect),
+                                        template.channel_for_worker if template is not None else None))
             handles[-1].spawn()
         for item, _digest in todo:
             placeholder = _crashed(item, config, seed, assignment, messages.text("batch.interrupted"))
@@ -380,6 +384,7 @@ class _Ending:
     handles: list[WorkerHandle]
     pool: ThreadPoolExecutor
     own_store: Path | None  # the store of shared programs made for this batch alone, deleted last
+    zygote_template: ZygoteTemplate | None  # ended after the workers, whose zygotes are its clones
 
     def end(self, error_type, _error, _traceback) -> bool:
         try:
@@ -393,6 +398,8 @@ class _Ending:
         finally:
             # After the workers: a worker started by a drain's thread dies when that thread ends.
             self.pool.shutdown()
+            if self.zygote_template is not None:
+                self.zygote_template.close()
             if self.own_store is not None:
                 shutil.rmtree(self.own_store, ignore_errors=True)
         return False
@@ -400,6 +407,15 @@ class _Ending:
     def _stop(self) -> None:
         for handle in self.handles:
             handle.stop()
+
+
+def _zygote_template(sandbox: str, programs: Path) -> ZygoteTemplate | None:
+    """The zygote whose clones the workers use, or None if it cannot start (each worker then starts its own,
+    and says why if that fails too)."""
+    try:
+        return ZygoteTemplate(mode=sandbox, programs=programs)
+    except Exception:
+        return None
 
 
 def _likely_assignments(items: list[BatchItem], config: GradingConfig, assignment: str | None) -> list[str] | None:

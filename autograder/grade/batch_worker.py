@@ -9,7 +9,8 @@ through a link), and answers one JSON line on the report descriptor. What it
 pays once for all its submissions instead of once for each: the Python
 start-up and imports (jax, pytest), the pytest session and
 the collection of the suites (suite_session), the sandbox child's start-up
-and `import jax` (its zygote forks each child), and the compilation of the
+and `import jax` (its zygote forks each child; the zygote is a clone of the
+batch's, zygote_client.ZygoteTemplate), and the compilation of the
 suites' reference programs (JAX's caches, see compilation_cache). What the
 batch's workers pay once between them: the compilation of JAX's own
 programs at the batch's hidden shapes (sandbox.shared_programs).
@@ -26,6 +27,7 @@ import argparse
 import json
 import os
 import resource
+import socket
 import sys
 import tempfile
 import time
@@ -60,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="split building the store's programs of an assignment into this many parts")
     parser.add_argument("--worker-index", type=int, default=0, help="which part this worker builds first")
     parser.add_argument("--parent-pid", type=int, help="the batch parent: this worker dies with it")
+    parser.add_argument("--zygote-fd", type=int,
+                        help="a channel to this worker's zygote, a clone of the batch's (zygote_client.ZygoteTemplate)")
     parser.add_argument("--collect", help="comma-separated: the assignments whose suites to collect at start "
                                           "(the others run in a pytest run of their own); default all")
     args = parser.parse_args(argv)
@@ -93,6 +97,8 @@ class _Worker:
         self._backend = args.sandbox  # "os" or "process", as pipeline.SANDBOX_MODES names them
         self._zygote: Zygote | None = None
         self._zygote_failed = False
+        # The batch's clone, adopted by the first _renew_zygote; a later one starts its own zygote.
+        self._zygote_channel = socket.socket(fileno=args.zygote_fd) if args.zygote_fd is not None else None
         self._program_runner: ConfinedProgramRunner  # made just below, once the zygote has started
         self._renew_zygote()  # first: it imports JAX while this process does the same (numpy included)
         from autograder.sandbox.program_runner import ConfinedProgramRunner
@@ -191,7 +197,8 @@ class _Worker:
         if self._zygote is not None and self._zygote.alive:
             return
         if self._zygote is not None:
-            never_ready = not self._zygote.ready
+            # A clone the batch's template refused, or one that died, says nothing about a zygote started here.
+            never_ready = not self._zygote.ready and not self._zygote.adopted
             self._zygote.close()
             self._zygote = None
             if never_ready:  # it cannot start here: do not try again for every submission
@@ -200,7 +207,11 @@ class _Worker:
                       file=sys.__stderr__)
                 return
         try:
-            self._zygote = Zygote(mode=self.args.sandbox, programs=self.args.programs_dir)
+            if self._zygote_channel is not None:
+                channel, self._zygote_channel = self._zygote_channel, None
+                self._zygote = Zygote.adopt(channel, mode=self.args.sandbox)
+            else:
+                self._zygote = Zygote(mode=self.args.sandbox, programs=self.args.programs_dir)
             runner = getattr(self, "_program_runner", None)  # None while the first zygote starts
             if runner is not None:
                 runner.zygote = self._zygote

@@ -26,13 +26,14 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Callable
 
 READY_SECONDS = 300.0  # imports and collection, on a loaded machine
 MAX_REPORT_BYTES = 1 << 20
@@ -48,8 +49,12 @@ class WorkerStopped(WorkerFailed):
 
 
 class WorkerHandle:
-    def __init__(self, command: list[str]):
+    def __init__(self, command: list[str], zygote_channel: Callable[[], socket.socket | None] | None = None):
+        """`command` starts the worker; `zygote_channel`, if given, makes a channel to a zygote for each
+        worker started (a clone of the batch's, see zygote_client.ZygoteTemplate), or None: the worker
+        then starts its own."""
         self._command = command
+        self._zygote_channel = zygote_channel
         self._process: subprocess.Popen | None = None
         self._reports: int | None = None
         self._buffer = b""
@@ -138,16 +143,22 @@ class WorkerHandle:
                 raise WorkerStopped("the batch is ending")
             reports, theirs = os.pipe()
             self._log = tempfile.TemporaryFile()
+            zygote = self._zygote_channel() if self._zygote_channel is not None else None
+            command = [*self._command, "--report-fd", str(theirs), "--parent-pid", str(os.getpid())]
+            if zygote is not None:
+                command += ["--zygote-fd", str(zygote.fileno())]
             try:
-                # Its own session: a worker's group (it, its zygote, their children) is killed as one.
+                # Its own session: a worker's group (it, its children) is killed as one; its zygote
+                # (a clone of the batch's) ends, with the zygote's children, when the worker's end closes.
                 # --parent-pid: the worker arranges to die with this process (die_with_parent).
                 self._process = subprocess.Popen(
-                    [*self._command, "--report-fd", str(theirs), "--parent-pid", str(os.getpid())],
-                    pass_fds=(theirs,), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._log,
-                    start_new_session=True,
+                    command, pass_fds=(theirs,) if zygote is None else (theirs, zygote.fileno()),
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True,
                 )
             finally:
                 os.close(theirs)
+                if zygote is not None:
+                    zygote.close()
             self._reports, self._buffer, self._ready = reports, b"", False
 
     def _next_report(self, seconds: float, timeout_detail: str) -> dict:

@@ -5,6 +5,10 @@ sandbox (`mode="os"`) it is started inside bubblewrap (sandbox.os_isolation)
 and each fork names the uid of the child. Whatever goes wrong with it (it
 failed to start, died, refused to fork) raises ZygoteUnavailable; the sandbox
 then starts a fresh zygote.
+
+A batch starts one ZygoteTemplate and gives each grading worker a channel to a
+clone of it (a fork, made a zygote of its own): the zygote's imports, a second
+and a half of CPU, are paid once per batch instead of once per worker.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from autograder.child.zygote import MAX_MESSAGE_BYTES
@@ -66,23 +71,24 @@ class Zygote:
 
         self.mode = mode
         self._lock = threading.Lock()
-        self._home = Path(tempfile.mkdtemp(prefix="autograder-zygote-"))
+        self._home: Path | None = Path(tempfile.mkdtemp(prefix="autograder-zygote-"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # The zygote's environment is a child's, so that JAX and Python read
         # the same settings at import; one BLAS thread keeps it single-threaded
         # (OpenBLAS starts a pool at `import numpy`), which fork needs.
-        env = dict(child_environment(self._home), OPENBLAS_NUM_THREADS="1")
-        self._log = open(self._home / "zygote.log", "wb")
+        home = self._home
+        env = dict(child_environment(home), OPENBLAS_NUM_THREADS="1")
+        self._log = open(home / "zygote.log", "wb")
         # The kit this process imported, not whichever one `python -m` would find (os_isolation.module_command).
         command = os_isolation.module_command(python, "autograder.child.zygote", str(theirs.fileno()))
         if mode == "os":
             command = os_isolation.zygote_command([*command, "--confined"], programs)
         try:
-            self._process = subprocess.Popen(
+            self._process: subprocess.Popen | None = subprocess.Popen(
                 command,
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 # In the caller's process group, so killing a grading worker's group ends its zygote too.
-                stderr=self._log, cwd=self._home, env=env,
+                stderr=self._log, cwd=home, env=env,
             )
         finally:
             theirs.close()
@@ -90,18 +96,36 @@ class Zygote:
         self._channel = ours
         self._start_seconds = start_seconds
         self.ready = False
-        self.pid = self._process.pid
+        self.pid: int | None = self._process.pid
         self.maxrss_kb = 0
+
+    @classmethod
+    def adopt(cls, channel: socket.socket, *, mode: str, start_seconds: float = START_SECONDS) -> "Zygote":
+        """The zygote at the other end of `channel`, started by another process (a clone of the batch's
+        ZygoteTemplate): the same methods, and it ends when the channel closes."""
+        zygote = cls.__new__(cls)
+        zygote.mode, zygote._lock, zygote._home, zygote._process = mode, threading.Lock(), None, None
+        zygote._channel, zygote._start_seconds = channel, start_seconds
+        zygote.ready, zygote.pid, zygote.maxrss_kb = False, None, 0
+        return zygote
+
+    @property
+    def adopted(self) -> bool:
+        """Whether another process started this zygote (see adopt)."""
+        return self._process is None
 
     @property
     def alive(self) -> bool:
-        return self._process.poll() is None
+        if self._process is not None:
+            return self._process.poll() is None
+        return _still_open(self._channel)
 
     def wait_ready(self) -> None:
         """Wait until the zygote has done its imports (raises ZygoteUnavailable if it never does)."""
         with self._lock:
             if not self.ready:
-                self._receive(self._start_seconds)
+                answer = self._receive(self._start_seconds)
+                self.pid = self.pid or answer.get("pid")
                 self.ready = True
 
     def fork(self, workdir: Path | str, env: dict, limits: ChildLimits, fds: tuple[int, int, int], *,
@@ -126,6 +150,9 @@ class Zygote:
 
     def close(self) -> None:
         """End the zygote; it kills every child it still has."""
+        if self._process is None:
+            _close_and_wait(self._channel, 5.0)
+            return
         try:
             self._channel.close()
         except OSError:
@@ -135,9 +162,12 @@ class Zygote:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-        shutil.rmtree(self._home, ignore_errors=True)
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
 
     def log_tail(self) -> str:
+        if self._home is None:
+            return ""
         try:
             return (self._home / "zygote.log").read_text(errors="replace")[-2000:]
         except OSError:
@@ -166,6 +196,72 @@ class Zygote:
         if not data:
             raise ZygoteUnavailable(f"the zygote exited; {self.log_tail()}")
         return json.loads(data)
+
+
+class ZygoteTemplate:
+    """The batch's zygote that does the imports once; each worker's zygote is a clone of it.
+
+    Started by the batch parent from its main thread (which lives as long as
+    the batch: the zygote dies with that thread, bubblewrap's --die-with-parent),
+    so every clone, and every child of a clone, dies with the batch too.
+    """
+
+    def __init__(self, *, mode: str, programs: Path | None = None):
+        self._zygote = Zygote(mode=mode, programs=programs)
+        self._lock = threading.Lock()
+
+    def channel_for_worker(self) -> socket.socket | None:
+        """A channel to a new clone, for a worker to adopt (Zygote.adopt); None if the template is gone.
+
+        Returns at once, while the template may still be importing: the clone says ready on the
+        channel when it exists, and a refused clone closes it (the worker then starts its own zygote).
+        """
+        worker_end, template_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with self._lock:
+            try:
+                self._discard_answers()  # the clones' pids: nothing the batch needs
+                socket.send_fds(self._zygote._channel, [json.dumps({"op": "clone"}).encode()],
+                                [template_end.fileno()])
+            except (OSError, ValueError):  # ValueError: closed already
+                worker_end.close()
+                return None
+            finally:
+                template_end.close()
+        return worker_end
+
+    def close(self) -> None:
+        """End the template and every clone it made (their workers have ended first)."""
+        self._zygote.close()
+
+    def _discard_answers(self) -> None:
+        while select.select([self._zygote._channel], [], [], 0)[0]:
+            if not self._zygote._channel.recv(MAX_MESSAGE_BYTES):
+                raise OSError("the zygote template exited")
+
+
+def _still_open(channel: socket.socket) -> bool:
+    """Whether the other end of `channel` is still there (a message waiting to be read counts as there)."""
+    try:
+        return channel.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+def _close_and_wait(channel: socket.socket, seconds: float) -> None:
+    """Close our side of an adopted zygote's channel and wait (up to `seconds`) until it has ended: it ends
+    its children first, then exits, which closes its side."""
+    try:
+        channel.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + seconds
+        while (wait := deadline - time.monotonic()) > 0 and select.select([channel], [], [], wait)[0]:
+            if not channel.recv(MAX_MESSAGE_BYTES):
+                break
+    except OSError:
+        pass
+    finally:
+        channel.close()
 
 
 class ForkedChild:
