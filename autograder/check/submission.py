@@ -59,6 +59,19 @@ class TraceReport:
     outputs: tuple[Any, ...] = ()  # what each counted call returned, in order
 
 
+_MAX_CLAIMED = 256  # primitive names an export's answer may claim
+
+
+@dataclasses.dataclass(frozen=True)
+class _Exported:
+    """A program the student's process exported: loaded where programs run, its bytes, and the primitives
+    the student's process says its jaxpr held (a claim: only which loop construct is read from it)."""
+
+    program: Any
+    data: bytes
+    claimed_primitives: frozenset[str]
+
+
 class Submission:
     """What a test may ask of a submission."""
 
@@ -76,7 +89,7 @@ class Submission:
         self._programs = programs
         # One export per function and abstract signature: a check that traces a function and then
         # runs it under jit (expect_jittable) lowers it once. Keyed by what the child is sent.
-        self._exports: dict[str, tuple[Any, bytes]] = {}
+        self._exports: dict[str, _Exported] = {}
 
     # --- questions ---------------------------------------------------------
 
@@ -170,15 +183,11 @@ class Submission:
 
         kwargs = dict(kwargs or {})
         call = describe_call(function, args, kwargs)
-        facts = self._exported(function, args, kwargs, static_argnums, static_argnames, call)[0].facts
+        exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call)
+        facts = exported.program.facts
         if not facts.primitives & exported_program.LOOP_CONSTRUCTS:
             return facts
-        skeleton, arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
-        request = requests.Trace(function, skeleton, tuple(static_argnums), tuple(static_argnames))
-        static = _static_phrase(args, static_argnums, static_argnames)
-        answer = self._ask(request, arrays, function, call, raised_template="check.not_jittable", static=static)
-        claimed = frozenset(str(p) for p in answer.get("primitives", ()) if isinstance(p, str))
-        loops = (claimed & exported_program.LOOP_CONSTRUCTS) or exported_program.LOOP_CONSTRUCTS
+        loops = (exported.claimed_primitives & exported_program.LOOP_CONSTRUCTS) or exported_program.LOOP_CONSTRUCTS
         return dataclasses.replace(facts, primitives=(facts.primitives - exported_program.LOOP_CONSTRUCTS) | loops)
 
     def placed_run(
@@ -199,10 +208,11 @@ class Submission:
         """
         kwargs = dict(kwargs or {})
         call = f"jit({describe_call(function, args, kwargs)})"
-        program, data = self._exported(function, args, kwargs, (), (), call, rows_sharded=rows_sharded)
+        exported = self._exported(function, args, kwargs, (), (), call, rows_sharded=rows_sharded)
+        program = exported.program
         skeleton, arrays = _encode({"args": list(args), "kwargs": kwargs})
         value, placements = _ran(lambda: self._program_runner().run_placed(
-            program, data, skeleton, arrays, self._transport.call_seconds), function, call)
+            program, exported.data, skeleton, arrays, self._transport.call_seconds), function, call)
         return program.facts, value, placements
 
     def program_gradient(
@@ -228,7 +238,7 @@ class Submission:
         exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call, with_gradient=True)
         gradient = self._run_exported(exported, function, args, kwargs, static_argnums, static_argnames,
                                       f"jax.grad(jit({call}))", gradient=True)
-        return exported[0].facts, gradient
+        return exported.program.facts, gradient
 
     def outermost_primitives(
         self,
@@ -293,7 +303,7 @@ class Submission:
 
     def _exported(self, function: str, args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
                   static_argnames: Sequence[str], call: str, with_gradient: bool = False,
-                  rows_sharded: Sequence[int] = ()) -> tuple[Any, bytes]:
+                  rows_sharded: Sequence[int] = ()) -> _Exported:
         """The student's function lowered by jax.export in their process, loaded by the runner: (program, bytes)."""
 
         skeleton, arrays = _encode(_without_values(args, kwargs, static_argnums, static_argnames))
@@ -306,27 +316,30 @@ class Submission:
         return self._exports[key]
 
     def _export(self, request: requests.Export, arrays: list, function: str, args: Sequence[Any],
-                static_argnums: Sequence[int], static_argnames: Sequence[str], call: str) -> tuple[Any, bytes]:
+                static_argnums: Sequence[int], static_argnames: Sequence[str], call: str) -> _Exported:
         static = _static_phrase(args, static_argnums, static_argnames)
-        _, out_arrays = self._send(request, arrays, call, raised_template="check.not_jittable", static=static)
+        answer, out_arrays = self._send(request, arrays, call, raised_template="check.not_jittable", static=static)
+        claimed = answer.get("primitives", ())
+        claimed_primitives = frozenset(str(p)[:64] for p in claimed[:_MAX_CLAIMED] if isinstance(p, str)) \
+            if isinstance(claimed, list) else frozenset()
         if len(out_arrays) != 1 or out_arrays[0].dtype != np.uint8 or out_arrays[0].ndim != 1:
             raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})",
                                                  reason=messages.text("program.refused.unreadable",
                                                                       detail="no program")))
         data = out_arrays[0].tobytes()
         try:
-            return self._program_runner().load(data, self._transport.call_seconds), data
+            return _Exported(self._program_runner().load(data, self._transport.call_seconds), data, claimed_primitives)
         except ProgramRefused as refused:
             reason = messages.text(f"program.refused.{refused.reason}", detail=refused.detail)
             raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})", reason=reason)) from None
         except ProgramRunFailed as failed:
             raise StudentCodeError(_run_failure_feedback(failed, function, f"jit({call})")) from None
 
-    def _run_exported(self, exported: tuple[Any, bytes], function: str, args: Sequence[Any],
+    def _run_exported(self, exported: _Exported, function: str, args: Sequence[Any],
                       kwargs: dict[str, Any], static_argnums: Sequence[int], static_argnames: Sequence[str],
                       call: str, gradient: bool = False) -> Any:
         """The exported program run on the traced arguments (the static ones were fixed at export), or its gradient."""
-        program, data = exported
+        program, data = exported.program, exported.data
         traced = {"args": [a for i, a in enumerate(args) if i not in set(static_argnums)],
                   "kwargs": {k: v for k, v in kwargs.items() if k not in set(static_argnames)}}
         skeleton, arrays = _encode(traced)

@@ -131,15 +131,21 @@ class Executor:
         abstract_args = [a if i in static_argnums else _abstract(a, rows if i in request.rows_sharded else None)
                          for i, a in enumerate(args)]
         abstract_kwargs = {k: v if k in static_argnames else _abstract(v) for k, v in kwargs.items()}
+        from autograder.child import jaxpr_walk
+
         jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
         try:
+            # Traced first for the claim below; jax.export's own trace of the same jit object then reuses it.
+            traced = jitted.trace(*abstract_args, **abstract_kwargs)
             exported = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs)
             program = exported.serialize(vjp_order=1 if request.with_gradient is True else 0)
         except NotImplementedError as error:  # JAX cannot export Python callbacks
             if "callback" not in str(error):
                 raise
             raise _Refusal(ChildError(ErrorKind.HOST_CALLBACK, function=request.function)) from None
-        return {"ok": True}, [np.frombuffer(bytes(program), dtype=np.uint8)]
+        # Which loop construct the program's one loop operation came from (Submission.trace): saves a Trace.
+        claimed = sorted(jaxpr_walk.primitive_names(traced.jaxpr))
+        return {"ok": True, "primitives": claimed}, [np.frombuffer(bytes(program), dtype=np.uint8)]
 
     def _count_traces(self, request: requests.CountTraces, arrays: list) -> dict:
         from autograder.child.trace_counting import count_traces

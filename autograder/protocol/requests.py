@@ -91,7 +91,8 @@ class CountTraces:
 
 @dataclasses.dataclass(frozen=True)
 class Export:
-    """Lower `function` with jax.export (non-static arguments abstract); answers the serialized program."""
+    """Lower `function` with jax.export (non-static arguments abstract); answers the serialized program, and
+    the primitives of the jaxpr it traced ("primitives": a claim, as Trace's, e.g. which loop construct)."""
 
     op: ClassVar[str] = "export"
     function: str
