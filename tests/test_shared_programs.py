@@ -157,6 +157,20 @@ def test_a_jax_primitive_named_like_part_of_a_solution_name_is_kept():
     assert not is_library_program(f"jit_while-{HASH}-cache", frozenset(), primitives | {"while"})
 
 
+def test_the_primitives_the_writing_child_listed_decide_without_importing_jax(tmp_path):
+    # A grading worker whose suites need no JAX (01's) never imports it: the writing child lists the primitives.
+    import numpy as np
+
+    shared_programs.write_received(tmp_path, [f"jit_dot_general-{HASH}-cache"], [np.zeros(3, np.uint8)],
+                                   ["dot_general", "scatter-add", "../escape", "a b", 7])
+    assert shared_programs.primitive_names(tmp_path) == {"dot_general"}, "only identifiers are kept"
+    assert not is_library_program(shared_programs.PRIMITIVES_FILE, frozenset()), "the list is not a program"
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    shared_programs.keep_library_programs(tmp_path, frozenset({"dot"}), kept)
+    assert [entry.name for entry in kept.iterdir()] == [f"jit_dot_general-{HASH}-cache"]
+
+
 def test_a_build_split_in_parts_merges_every_part_once(tmp_path):
     built = []
 

@@ -399,7 +399,7 @@ class SandboxTransport:
             return
         names = answer.get("names") if answer.get("ok") is True else None
         if isinstance(names, list) and len(names) == len(arrays) and self._write_programs_to is not None:
-            shared_programs.write_received(self._write_programs_to, names, arrays)
+            shared_programs.write_received(self._write_programs_to, names, arrays, answer.get("primitives"))
 
     def _kill(self) -> None:
         process, self._process = self._process, None

@@ -33,6 +33,7 @@ import ast
 import hashlib
 import os
 import platform
+import re
 import shutil
 import tempfile
 import time
@@ -45,6 +46,11 @@ from filelock import FileLock, Timeout
 from autograder.protocol.program_store import ENTRY, MAX_BYTES
 from autograder.sandbox import compilation_cache
 
+# Beside a writing child's programs: the primitive names it listed, one per line (not a program: ENTRY
+# does not match it, so it is never kept in a store).
+PRIMITIVES_FILE = "lowerable-primitives.txt"
+MAX_PRIMITIVES = 4096
+_PRIMITIVE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 KEPT_STORES = 8  # a batch keeps at most this many earlier stores (the newest) ...
 STORE_IDLE_SECONDS = 24 * 3600  # ... and never removes one used within this time (a batch may be reading it)
 
@@ -90,17 +96,15 @@ def is_library_program(entry: str, defined: frozenset[str], primitives: frozense
     return not any(len(own) >= 3 and own in name for own in defined)
 
 
-def primitive_names() -> frozenset[str]:
-    """The names of the primitives JAX can lower (empty if this JAX does not say): trusted side only."""
-    try:
-        from jax._src.interpreters import mlir
+def primitive_names(written: Path | None = None) -> frozenset[str]:
+    """The names of the primitives JAX can lower: as the writing child listed them beside the programs it
+    wrote in `written` (write_received), else from this process's JAX (importing it); empty if JAX does not say."""
+    listed = written / PRIMITIVES_FILE if written is not None else None
+    if listed is not None and listed.is_file() and not listed.is_symlink():
+        return frozenset(listed.read_text().split())
+    from autograder.child.compiled_programs import lowerable_primitives
 
-        lowered = set(mlir._lowerings)
-        for table in mlir._platform_specific_lowerings.values():
-            lowered.update(table)
-        return frozenset(str(primitive.name) for primitive in lowered)
-    except Exception:
-        return frozenset()
+    return frozenset(lowerable_primitives())
 
 
 def batch_store(config, seed: int, sandbox: str) -> tuple[Path, bool]:
@@ -236,7 +240,7 @@ class SharedPrograms:
 def keep_library_programs(written: Path, defined: frozenset[str], directory: Path) -> None:
     """Copy from the child's cache directory `written` into `directory` the programs of JAX's own operations."""
     total = 0
-    primitives = primitive_names()
+    primitives = primitive_names(written)
     for entry in sorted(written.iterdir()) if written.is_dir() else []:
         if entry.is_file() and not entry.is_symlink() and is_library_program(entry.name, defined, primitives):
             total += entry.stat().st_size
@@ -245,9 +249,13 @@ def keep_library_programs(written: Path, defined: frozenset[str], directory: Pat
             shutil.copyfile(entry, directory / entry.name)
 
 
-def write_received(target: Path, names: list, arrays: list) -> None:
-    """In the trusted parent: write the entries a writing child sent (unfiltered: see keep_library_programs)."""
+def write_received(target: Path, names: list, arrays: list, primitives: object = None) -> None:
+    """In the trusted parent: write the entries a writing child sent (unfiltered: see keep_library_programs),
+    and the primitive names it listed (identifiers only, at most MAX_PRIMITIVES) into PRIMITIVES_FILE."""
     target.mkdir(parents=True, exist_ok=True)
     for name, data in zip(names, arrays, strict=True):
         if isinstance(name, str) and ENTRY.match(name) and "/" not in name:
             (target / name).write_bytes(data.tobytes())
+    if isinstance(primitives, list):
+        kept = [p for p in primitives[:MAX_PRIMITIVES] if isinstance(p, str) and _PRIMITIVE.fullmatch(p)]
+        (target / PRIMITIVES_FILE).write_text("\n".join(kept))
