@@ -72,6 +72,13 @@ class _Exported:
     claimed_primitives: frozenset[str]
 
 
+def _claimed_names(claimed: object, most: int) -> frozenset[str]:
+    """The names a child's answer lists (a claim), at most `most` of them, each cut at 64 characters."""
+    if not isinstance(claimed, list):
+        return frozenset()
+    return frozenset(str(name)[:64] for name in claimed[:most] if isinstance(name, str))
+
+
 class Submission:
     """What a test may ask of a submission."""
 
@@ -264,10 +271,7 @@ class Submission:
         static = _static_phrase(args, static_argnums, static_argnames)
         answer = self._ask(request, arrays, function, describe_call(function, args, kwargs),
                            raised_template="check.not_jittable", static=static)
-        names = answer.get("outermost", ())
-        if not isinstance(names, list):
-            return frozenset()
-        return frozenset(str(n)[:64] for n in names[:64] if isinstance(n, str))
+        return _claimed_names(answer.get("outermost"), 64)
 
     def count_traces(
         self,
@@ -319,9 +323,7 @@ class Submission:
                 static_argnums: Sequence[int], static_argnames: Sequence[str], call: str) -> _Exported:
         static = _static_phrase(args, static_argnums, static_argnames)
         answer, out_arrays = self._send(request, arrays, call, raised_template="check.not_jittable", static=static)
-        claimed = answer.get("primitives", ())
-        claimed_primitives = frozenset(str(p)[:64] for p in claimed[:_MAX_CLAIMED] if isinstance(p, str)) \
-            if isinstance(claimed, list) else frozenset()
+        claimed_primitives = _claimed_names(answer.get("primitives"), _MAX_CLAIMED)
         if len(out_arrays) != 1 or out_arrays[0].dtype != np.uint8 or out_arrays[0].ndim != 1:
             raise StudentCodeError(messages.text("check.program_refused", call=f"jit({call})",
                                                  reason=messages.text("program.refused.unreadable",

@@ -223,12 +223,17 @@ def _become_clone(fd: int, template_channel: socket.socket, snapshot) -> None:
         _clones.clear()
         _serve_until_closed(socket.socket(fileno=fd), snapshot)
     except BaseException:
-        try:
-            traceback.print_exc()
-        except BaseException:
-            pass
+        _print_traceback()
     finally:
         _EXIT(0)
+
+
+def _print_traceback() -> None:
+    """Print the exception being handled to stderr (the capture file), if stderr still works at all."""
+    try:
+        traceback.print_exc()
+    except BaseException:
+        pass
 
 
 def fork_hazard() -> str | None:
@@ -276,10 +281,7 @@ def _become_confined_child(request: dict, fds: list[int], channel: socket.socket
             os.kill(os.getpid(), os.WTERMSIG(wait_status))
         status = os.waitstatus_to_exitcode(wait_status)
     except BaseException:
-        try:
-            traceback.print_exc()
-        except BaseException:
-            pass
+        _print_traceback()
     finally:
         _EXIT(status)
 
@@ -320,10 +322,7 @@ def _become_child(request: dict, fds: list[int], channel: socket.socket, snapsho
             child.serve(REQUEST_FD, RESPONSE_FD, snapshot)  # installs the audit hook first
         status = 0
     except BaseException:
-        try:
-            traceback.print_exc()
-        except BaseException:
-            pass
+        _print_traceback()
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:

@@ -68,7 +68,8 @@ class Call:
 
 @dataclasses.dataclass(frozen=True)
 class Trace:
-    """Trace `function` with its non-static arguments abstract; answers the primitives its jaxpr uses."""
+    """Trace `function` with its non-static arguments abstract; answers what its jaxpr holds at the top ("outermost",
+    through `jax.jit` wrappers: `custom_jvp_call`, ...)."""
 
     op: ClassVar[str] = "trace"
     function: str
@@ -92,7 +93,7 @@ class CountTraces:
 @dataclasses.dataclass(frozen=True)
 class Export:
     """Lower `function` with jax.export (non-static arguments abstract); answers the serialized program, and
-    the primitives of the jaxpr it traced ("primitives": a claim, as Trace's, e.g. which loop construct)."""
+    the primitives of the jaxpr it traced ("primitives": a claim, read only for which loop construct)."""
 
     op: ClassVar[str] = "export"
     function: str

@@ -64,19 +64,28 @@ class Zygote:
     """
 
     def __init__(self, python: str = sys.executable, start_seconds: float = START_SECONDS, *,
-                 mode: str = "os", programs: Path | None = None):
+                 mode: str = "os", programs: Path | None = None, channel: socket.socket | None = None):
         """`mode`: "os" starts it inside bubblewrap, "process" as a plain process.
-        `programs`: the batch's store of compiled programs, shown read-only in the OS sandbox."""
-        from autograder.sandbox import os_isolation
-
+        `programs`: the batch's store of compiled programs, shown read-only in the OS sandbox.
+        `channel`: a zygote another process started is at its other end (see adopt): none is started."""
         self.mode = mode
         self._lock = threading.Lock()
-        self._home: Path | None = Path(tempfile.mkdtemp(prefix="autograder-zygote-"))
+        self._start_seconds = start_seconds
+        self.ready = False
+        self.maxrss_kb = 0
+        self._home: Path | None = None
+        self._process: subprocess.Popen | None = None
+        self.pid: int | None = None
+        if channel is not None:
+            self._channel = channel
+            return
+        from autograder.sandbox import os_isolation
+
+        home = self._home = Path(tempfile.mkdtemp(prefix="autograder-zygote-"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # The zygote's environment is a child's, so that JAX and Python read
         # the same settings at import; one BLAS thread keeps it single-threaded
         # (OpenBLAS starts a pool at `import numpy`), which fork needs.
-        home = self._home
         env = dict(child_environment(home), OPENBLAS_NUM_THREADS="1")
         self._log = open(home / "zygote.log", "wb")
         # The kit this process imported, not whichever one `python -m` would find (os_isolation.module_command).
@@ -84,7 +93,7 @@ class Zygote:
         if mode == "os":
             command = os_isolation.zygote_command([*command, "--confined"], programs)
         try:
-            self._process: subprocess.Popen | None = subprocess.Popen(
+            self._process = subprocess.Popen(
                 command,
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 # In the caller's process group, so killing a grading worker's group ends its zygote too.
@@ -94,20 +103,13 @@ class Zygote:
             theirs.close()
             self._log.close()
         self._channel = ours
-        self._start_seconds = start_seconds
-        self.ready = False
-        self.pid: int | None = self._process.pid
-        self.maxrss_kb = 0
+        self.pid = self._process.pid
 
     @classmethod
     def adopt(cls, channel: socket.socket, *, mode: str, start_seconds: float = START_SECONDS) -> "Zygote":
         """The zygote at the other end of `channel`, started by another process (a clone of the batch's
         ZygoteTemplate): the same methods, and it ends when the channel closes."""
-        zygote = cls.__new__(cls)
-        zygote.mode, zygote._lock, zygote._home, zygote._process = mode, threading.Lock(), None, None
-        zygote._channel, zygote._start_seconds = channel, start_seconds
-        zygote.ready, zygote.pid, zygote.maxrss_kb = False, None, 0
-        return zygote
+        return cls(start_seconds=start_seconds, mode=mode, channel=channel)
 
     @property
     def adopted(self) -> bool:
