@@ -251,3 +251,48 @@ def test_a_runner_per_device_count_is_kept_while_submissions_switch_between_coun
     kept = [state["_process"] for state in runner._parked.values() if state["_process"] is not None]
     runner.close()
     assert kept and all(process.exit_status(timeout=5) is not None for process in kept), "close() ends them too"
+
+
+def test_the_same_program_bytes_are_parsed_once_per_runner(monkeypatch):
+    # Students who write the same code export the same bytes; the facts depend on the bytes alone.
+    from autograder.cleanroom import programs
+
+    parsed = []
+    real_facts = programs._facts
+    monkeypatch.setattr(programs, "_facts", lambda exported: parsed.append(1) or real_facts(exported))
+    table = programs.ProgramTable()
+    doubled, tripled = _program(lambda x: x * 2, ((3,), jnp.float32)), _program(lambda x: x * 3, ((3,), jnp.float32))
+    first = table.load(doubled)
+    assert table.load(doubled) == first and len(parsed) == 1, "the same bytes: the same handle and facts, one parse"
+    assert table.load(tripled)[0] != first[0] and len(parsed) == 2, "other bytes are parsed"
+    np.testing.assert_array_equal(table.run(first[0], [np.ones(3, np.float32)], {}), np.full(3, 2.0))
+
+
+def test_a_refused_program_is_refused_every_time_it_is_loaded():
+    from autograder.cleanroom import programs
+
+    table = programs.ProgramTable()
+    for _ in range(2):
+        with pytest.raises(ProgramRefused) as refused:
+            table.load(b"not a program at all")
+        assert refused.value.reason == "unreadable"
+
+
+@pytest.mark.skipif(MODE != "os", reason="the runner has a uid of its own only in the OS sandbox")
+def test_a_runner_that_died_between_requests_is_replaced_without_asking_the_zygote(runner, monkeypatch):
+    doubled = _program(lambda x: x * 2, ((3,), jnp.float32))
+    runner.load(doubled, cpu_seconds=30)
+    asked = []
+    real_ask = runner.zygote._ask
+    monkeypatch.setattr(runner.zygote, "_ask",
+                        lambda request, *rest, **kw: asked.append(request["op"]) or real_ask(request, *rest, **kw))
+    assert _kill_processes_of(runner._uid) > 0
+    for _ in range(200):  # the kernel closes the dead runner's end of the pipe as it reaps it
+        if not runner._alive():
+            break
+        threading.Event().wait(0.01)
+    program = runner.load(doubled, cpu_seconds=30)
+    out = runner.run(program, doubled, *_inputs(np.ones(3, np.float32)), cpu_seconds=30)
+    np.testing.assert_array_equal(out, np.full(3, 2, np.float32))
+    assert runner.starts == 2, "a fresh runner answered"
+    assert "status" not in asked, f"liveness came from the pipe, not from the zygote: asked {asked}"

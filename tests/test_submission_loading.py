@@ -156,3 +156,21 @@ def test_a_placeholder_guesses_the_assignment_in_the_graders_order_without_readi
     broken.write_text("{ not json")
     assert guess_assignment(broken, KNOWN, None) == "01_immutable_updates"
     assert guess_assignment(tmp_path / "missing.ipynb", KNOWN, None) is None
+
+
+def test_reading_notebooks_imports_none_of_the_format_checkers_notebook_schemas_never_use(tmp_path):
+    import subprocess
+    import sys
+
+    path = _notebook(tmp_path / "n.ipynb", "x = 1")
+    script = ("import sys\n"
+              "from autograder.load import submission_source\n"
+              f"assert submission_source.read({str(path)!r}).cells[0].source == 'x = 1'\n"
+              "print(sorted(set(submission_source._FORMAT_CHECKER_MODULES) & set(sys.modules)))\n"
+              "import importlib.util\n"
+              "print(importlib.util.find_spec('idna') is None or __import__('idna') is not None)\n")
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    imported, importable_later = completed.stdout.split()
+    assert imported == "[]", f"imported while nbformat loaded: {imported}"
+    assert importable_later == "True", "refused only while nbformat loads"

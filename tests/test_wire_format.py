@@ -86,6 +86,21 @@ def test_reading_times_out_at_the_deadline():
         os.close(write_fd)
 
 
+def test_a_pipe_whose_writers_all_closed_it_says_so_without_reading():
+    read_fd, write_fd = os.pipe()
+    other_writer = os.dup(write_fd)  # a process that still holds it keeps the pipe open
+    try:
+        framing.write_message(write_fd, {"op": "unread"}, [])
+        assert not framing.writers_gone(read_fd), "an open pipe with an unread message is not gone"
+        os.close(write_fd)
+        assert not framing.writers_gone(read_fd), "one writer still holds it"
+        os.close(other_writer)
+        assert framing.writers_gone(read_fd)
+        assert framing.read_message(read_fd)[0]["op"] == "unread", "the look read nothing"
+    finally:
+        os.close(read_fd)
+
+
 def test_a_value_with_more_arrays_than_the_cap_is_refused_with_the_fix():
     from autograder.protocol.wire_format import MAX_ARRAYS
 

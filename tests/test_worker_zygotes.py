@@ -69,3 +69,23 @@ def test_a_worker_without_a_clone_grades_the_same_with_a_zygote_of_its_own(tmp_p
     results = batch.grade_batch([_class(tmp_path)], tmp_path / "out", CONFIG, seed=5, jobs=2)
     assert _scores(results) == {"alice": 18.0, "bob": 0.0, "carol": 18.0}
     assert not any(r["extra_data"].get("problem") for r in results), [r["extra_data"] for r in results]
+
+
+def test_a_worker_prepares_its_first_job_while_its_zygote_imports(tmp_path):
+    import subprocess
+    import sys
+
+    # What grading a submission imports, ready before the first job; a missing solution is the build's to report.
+    script = ("import sys\n"
+              "from pathlib import Path\n"
+              "from autograder import grading_config\n"
+              "from autograder.grade import batch_worker\n"
+              "config = grading_config.load()\n"
+              "batch_worker._prepare_first_job(config, ['01_immutable_updates'])\n"
+              "print(all(m in sys.modules for m in ('autograder.grade.pipeline', 'autograder.reports.out_dir')))\n"
+              "import dataclasses\n"
+              f"elsewhere = dataclasses.replace(config, source=Path({str(tmp_path)!r}) / 'grading.toml')\n"
+              "batch_worker._prepare_first_job(elsewhere, ['01_immutable_updates'])\n")
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split() == ["True"]

@@ -153,6 +153,38 @@ def test_a_child_that_outlives_its_deadline_is_killed_with_its_group(zygote, tmp
         transport.close()
 
 
+def test_a_child_that_exits_between_requests_is_replaced_without_asking_the_zygote(zygote, tmp_path, monkeypatch):
+    import numpy as np
+
+    from autograder.protocol import framing, requests, wire_format
+
+    path = tmp_path / "leaves.py"
+    path.write_text("import os, threading\n"
+                    "def answer(x):\n"
+                    "    threading.Timer(0.3, lambda: os._exit(0)).start()  # gone after answering\n"
+                    "    return x + 1\n")
+    transport = SandboxTransport(path, grading_config.load().limits, mode=zygote.mode, child_limits=LIMITS,
+                                 zygote=zygote)
+    skeleton, arrays = wire_format.encode({"args": [np.float32(1)], "kwargs": {}},
+                                          lambda leaf: np.asarray(leaf) if isinstance(leaf, np.generic) else None)
+    asked = []
+    real_ask = zygote._ask
+    monkeypatch.setattr(zygote, "_ask", lambda request, *rest, **kw: asked.append(request["op"])
+                        or real_ask(request, *rest, **kw))
+    try:
+        transport.start()
+        first = transport._process
+        assert transport.request(requests.Call("answer", skeleton), arrays)[1][0] == 2
+        deadline = time.monotonic() + 30
+        while not framing.writers_gone(transport._response_fd) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert transport.request(requests.Call("answer", skeleton), arrays)[1][0] == 2, "a fresh child answered"
+        assert transport._process is not first
+    finally:
+        transport.close()
+    assert "status" not in asked, f"the ended child was noticed from its pipe, not by asking the zygote: {asked}"
+
+
 def test_zygote_refuses_to_fork_once_a_backend_has_started():
     script = ("import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'\n"
               "from autograder.child import zygote\n"

@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         collect = [a for a in (args.collect or "").split(",") if a in worker.config.assignments]
-        suite_session.serve(collect or worker.config.assignments, worker.serve)
+        collect = collect or worker.config.assignments
+        suite_session.serve(collect, lambda run_checks: worker.serve(run_checks, collect))
     finally:
         worker.close()
     # Every result is written (atomically) and reported: what interpreter shutdown would still do,
@@ -89,6 +90,24 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError):
             pass
     os._exit(0)
+
+
+def _prepare_first_job(config: grading_config.GradingConfig, assignments: list[str]) -> None:
+    """Import what grading a submission imports, and read one solution notebook (nbformat's validator).
+
+    Called before the worker waits for its zygote, a clone of the batch's template, which imports JAX
+    for a second or more; until then this worker has nothing else to do, and doing it here takes
+    about a quarter of a second off the first submission.
+    """
+    from autograder.grade import pipeline, result_provenance  # noqa: F401
+    from autograder.load.submission_source import SubmissionError, read
+    from autograder.reports import gradescope_json, out_dir  # noqa: F401
+
+    for assignment in assignments[:1]:
+        try:
+            read(config.solution_notebook(assignment))
+        except (OSError, SubmissionError):
+            pass  # the store's build says what is wrong with it, if it needs it
 
 
 class _Worker:
@@ -114,8 +133,9 @@ class _Worker:
                                                          parts=args.build_parts, first_part=args.worker_index)
                           if args.programs_dir is not None else None)
 
-    def serve(self, run_checks) -> None:
+    def serve(self, run_checks, assignments: list[str]) -> None:
         self._run_checks = run_checks
+        _prepare_first_job(self.config, assignments)  # while the batch's zygote template is still importing
         self._program_runner.start_ahead()  # its start overlaps the first child's, not the first program's
         self._send({"ready": True, "pid": os.getpid()})
         for line in sys.__stdin__ or ():  # pytest replaces sys.stdin while it captures

@@ -17,27 +17,32 @@ from autograder.catalog import messages
 from autograder.load import bounded_json
 from autograder.load.assignment_names import assignment_in_file_name
 
+# What jsonschema's format checkers import when installed (they are, as Jupyter dependencies):
+# rfc3987_syntax builds an Earley parser for IRIs at import time, about 1 s of CPU, more than
+# importing JAX; the others (arrow among them) take another 40 ms. Notebook schemas check no
+# formats ("format" is only a property name there), so none of them is needed to read a notebook.
+_FORMAT_CHECKER_MODULES = ("rfc3987_syntax", "rfc3987", "rfc3986_validator", "rfc3339_validator", "fqdn", "idna",
+                           "webcolors", "jsonpointer", "uri_template", "isoduration")
+
 
 def _import_nbformat():
-    """nbformat, without the second that jsonschema spends on an unused grammar.
+    """nbformat, without the second that jsonschema spends on format checkers notebooks never use.
 
-    nbformat imports jsonschema, whose format checkers import rfc3987_syntax
-    when it is installed (it is, as a Jupyter dependency); that module builds
-    an Earley parser for IRIs at import time, about 1 s of CPU, more than
-    importing JAX. Notebook schemas use no IRI formats, so the import is
-    refused while nbformat loads (jsonschema then skips those two checkers)
-    and allowed again afterwards.
+    Their imports are refused while nbformat loads (jsonschema then registers no checker for
+    those formats) and allowed again afterwards. In a process that imported jsonschema before
+    (nbgrader's), this changes nothing.
     """
     if "nbformat" in sys.modules:
         return sys.modules["nbformat"]
-    blocked = "rfc3987_syntax" not in sys.modules
-    if blocked:
-        sys.modules["rfc3987_syntax"] = None  # makes `import rfc3987_syntax` raise ImportError
+    blocked = [name for name in _FORMAT_CHECKER_MODULES if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` raise ImportError
     try:
         import nbformat
     finally:
-        if blocked and sys.modules.get("rfc3987_syntax", ...) is None:
-            del sys.modules["rfc3987_syntax"]
+        for name in blocked:
+            if sys.modules.get(name, ...) is None:
+                del sys.modules[name]
     return nbformat
 
 

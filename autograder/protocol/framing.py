@@ -18,7 +18,7 @@ import numpy as np
 from autograder.load import bounded_json
 from autograder.protocol.wire_format import MAX_ARRAYS, WireFormatError, array_from_bytes, array_to_bytes
 
-__all__ = ["ChannelClosed", "ChannelTimeout", "WireFormatError", "read_message", "write_message"]
+__all__ = ["ChannelClosed", "ChannelTimeout", "WireFormatError", "read_message", "write_message", "writers_gone"]
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # all of one message's array frames together
@@ -31,6 +31,15 @@ class ChannelClosed(EOFError):
 
 class ChannelTimeout(TimeoutError):
     """No complete message arrived before the deadline."""
+
+
+def writers_gone(fd: int) -> bool:
+    """Whether every writer of the pipe `fd` reads from has closed it: the process at the other end is gone.
+
+    A look at this process's own descriptor, for a check made before every request (no message is read)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return any(events & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, events in poller.poll(0))
 
 
 def write_message(fd: int, header: dict, arrays: list[np.ndarray]) -> None:

@@ -196,7 +196,7 @@ class SandboxTransport:
 
         `regrade`: the last try ran out of wall-clock time; the fresh child's load is not charged.
         """
-        if self._process is None or self._process.exit_status() is not None:
+        if self._process is None or framing.writers_gone(self._response_fd):  # it ended: a fresh one
             self._spawn_and_load(regrade=regrade)
             if self._load_failure is not None:
                 raise TransportFailure(ErrorKind.LOAD_FAILED, self._load_failure)

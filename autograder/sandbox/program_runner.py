@@ -246,7 +246,9 @@ class ConfinedProgramRunner:
         return ProgramRunFailed(kind, detail, seconds=seconds)
 
     def _alive(self) -> bool:
-        return self._process is not None and self._process.exit_status() is None
+        """Whether the runner is still there, asked before every request: a look at this process's end of
+        its answer pipe (closed at the other end once the runner is gone), not a round trip to the zygote."""
+        return self._process is not None and self._fds is not None and not framing.writers_gone(self._fds[1])
 
     def _start(self) -> None:
         self._stop()
