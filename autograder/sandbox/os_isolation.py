@@ -70,12 +70,16 @@ def check_available(python: str = sys.executable) -> None:
         raise IsolationUnavailable(
             f"the OS sandbox needs libseccomp and the pyseccomp package ({error}); "
             "`apt-get install libseccomp2` and reinstall the kit") from None
-    _check_kit_importable(python)
     probe = zygote_command(module_command(python, "autograder.child.confinement"), programs=None)
     try:
         completed = subprocess.run(probe, capture_output=True, text=True, timeout=120, env=_minimal_env())
     except (OSError, subprocess.TimeoutExpired) as error:
+        _check_kit_importable(python)
         raise IsolationUnavailable(f"bubblewrap could not start a sandbox: {error}") from None
+    if completed.returncode != 0:
+        # The probe imports the kit's child side in the sandbox: only when it fails can the kit itself be
+        # the reason, which this says first, outside the sandbox (one Python start fewer per batch).
+        _check_kit_importable(python)
     if completed.returncode != 0 and "Error: " in completed.stderr and "Traceback" in completed.stderr:
         raise IsolationUnavailable(  # bubblewrap started; Python inside it failed
             f"{python} could not import the kit's child side inside the sandbox, from {_PACKAGE}: "
