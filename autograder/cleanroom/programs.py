@@ -82,7 +82,7 @@ class ProgramTable:
         import jax
         import jax.numpy as jnp
 
-        exported, _facts = self._loaded[handle]
+        exported, _ = self._loaded[handle]
         self._loaded.move_to_end(handle)
         place = _placer(exported.nr_devices)
         args, kwargs = [place(a) for a in args], {k: place(v) for k, v in kwargs.items()}
