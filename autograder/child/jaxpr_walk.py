@@ -32,11 +32,6 @@ def primitive_names(jaxpr) -> set[str]:
     return {eqn.primitive.name for eqn in equations(jaxpr)}
 
 
-def equation_count(jaxpr) -> int:
-    """Number of equations in `jaxpr`, sub-jaxprs included (a proxy for program size)."""
-    return sum(1 for _ in equations(jaxpr))
-
-
 # Equations that only wrap another function's jaxpr: `jax.jit` inside the traced function.
 _WRAPPERS = frozenset({"pjit", "jit", "closed_call", "core_call"})
 

@@ -103,11 +103,12 @@ def _prepare_first_job(config: grading_config.GradingConfig, assignments: list[s
     from autograder.load.submission_source import SubmissionError, read
     from autograder.reports import gradescope_json, out_dir  # noqa: F401
 
-    for assignment in assignments[:1]:
-        try:
-            read(config.solution_notebook(assignment))
-        except (OSError, SubmissionError):
-            pass  # the store's build says what is wrong with it, if it needs it
+    if not assignments:
+        return
+    try:
+        read(config.solution_notebook(assignments[0]))
+    except (OSError, SubmissionError):
+        pass  # the store's build says what is wrong with it, if it needs it
 
 
 class _Worker:

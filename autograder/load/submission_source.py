@@ -36,7 +36,7 @@ def _import_nbformat():
         return sys.modules["nbformat"]
     blocked = [name for name in _FORMAT_CHECKER_MODULES if name not in sys.modules]
     for name in blocked:
-        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` raise ImportError
+        sys.modules[name] = None  # makes `import name` raise ImportError
     try:
         import nbformat
     finally:
