@@ -159,9 +159,21 @@ def test_a_child_that_exits_between_requests_is_replaced_without_asking_the_zygo
     from autograder.protocol import framing, requests, wire_format
 
     path = tmp_path / "leaves.py"
-    path.write_text("import os, threading\n"
+    # The child leaves once its main thread is back in read_message, waiting for the next request: after it
+    # wrote this answer, whatever the machine's load. (A timer that fired 0.3 s after the call, as this test
+    # once had, could fire before a slow child had written its answer, and the first request then failed.)
+    path.write_text("import os, sys, threading, time\n"
+                    "def _waiting_for_a_request(main):\n"
+                    "    frame = sys._current_frames().get(main)\n"
+                    "    while frame is not None and frame.f_code.co_name != 'read_message':\n"
+                    "        frame = frame.f_back\n"
+                    "    return frame is not None\n"
+                    "def _leave_once_answered(main):\n"
+                    "    while not _waiting_for_a_request(main):\n"
+                    "        time.sleep(0.01)\n"
+                    "    os._exit(0)\n"
                     "def answer(x):\n"
-                    "    threading.Timer(0.3, lambda: os._exit(0)).start()  # gone after answering\n"
+                    "    threading.Thread(target=_leave_once_answered, args=(threading.main_thread().ident,)).start()\n"
                     "    return x + 1\n")
     transport = SandboxTransport(path, grading_config.load().limits, mode=zygote.mode, child_limits=LIMITS,
                                  zygote=zygote)
@@ -175,8 +187,8 @@ def test_a_child_that_exits_between_requests_is_replaced_without_asking_the_zygo
         transport.start()
         first = transport._process
         assert transport.request(requests.Call("answer", skeleton), arrays)[1][0] == 2
-        deadline = time.monotonic() + 30
-        while not framing.writers_gone(transport._response_fd) and time.monotonic() < deadline:
+        hang_backstop = time.monotonic() + 600  # the child leaves by itself; this only ends a test that would hang
+        while not framing.writers_gone(transport._response_fd) and time.monotonic() < hang_backstop:
             time.sleep(0.05)
         assert transport.request(requests.Call("answer", skeleton), arrays)[1][0] == 2, "a fresh child answered"
         assert transport._process is not first
