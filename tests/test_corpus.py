@@ -49,7 +49,7 @@ def test_mistake_fails_exactly_its_checks(case, config, seed, children):
     pointer = messages.text("call.said_above")  # a hint already given for this function is not repeated
     for check in result.checks:
         if check.not_checked:  # its values check above failed: it says so, and points there
-            assert check.feedback in {messages.text("check.not_checked", values_check=c.prop) for c in result.checks}
+            assert check.feedback in {messages.text("check.not_checked", values_check=c.label) for c in result.checks}
         elif not check.passed:
             assert case.feedback in check.feedback or pointer in check.feedback, (
                 f"{case.id}: feedback of {check.name!r} should mention {case.feedback!r}:\n{check.feedback}")

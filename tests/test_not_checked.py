@@ -14,6 +14,7 @@ from autograder.check.gated_checks import mark_not_checked
 from autograder.check.pytest_plugin import CheckOutcome
 from autograder.check.results import CheckResult, SubmissionResult
 from autograder.reports import result_json, terminal_table
+from autograder.student.replay import _mark_not_checked
 
 MISMATCH = "ema(f32[24], 0.72) returned wrong values: 24 of 24 entries differ."
 
@@ -59,3 +60,14 @@ def test_the_terminal_table_says_not_checked():
     lines = terminal_table.render(_result()).splitlines()
     gated = next(line for line in lines if "uses lax.scan" in line and "ema" in line)
     assert gated.endswith(messages.text("report.not_checked")) and gated.startswith("–")
+
+
+def test_the_pointer_names_the_values_check_as_the_table_above_shows_it_in_the_feedbacks_language():
+    """A Korean table says "값이 맞음", so the pointer does too: never the English id `correct` (review K3)."""
+    with messages.using("ko"):
+        graded = _checks()[1].feedback
+        checks = [CheckResult(o.function, o.prop, 0.0, 1.0, o.passed, o.feedback) for o in _outcomes()]
+        replayed = _mark_not_checked(checks, [o.wrong_values for o in _outcomes()])[1].feedback
+        name = messages.check_name("correct")
+    assert name != "correct" and f"'{name}'" in graded and "correct" not in graded
+    assert replayed == graded

@@ -157,7 +157,7 @@ ENGLISH: dict[str, str] = {
     "check.wrong_values": "{call} returned wrong values: {count} of {size} entries differ (largest difference {max_diff:.3g}, tolerance rtol={rtol:g}, atol={atol:g}). First difference at index {index}: got {got}, expected {expected}.",
     "check.values_excerpt": "Entries {span} (* marks those that differ):\n  got:      {got}\n  expected: {expected}",
     "check.not_finite": "{call} returned {count} non-finite values (NaN or inf), expected all finite.",
-    "check.not_checked": "Not checked: the values are wrong (see `{values_check}` above); fix them first.",
+    "check.not_checked": "Not checked: the values are wrong (see '{values_check}' above); fix them first.",
     "check.caused_by": "This failure follows from your `{other}`, which `{function}` uses: on the same inputs, `{other}` fails on its own ({problem}). Fix `{other}` first (see its checks); then check `{function}` again.",
     "check.wrong_structure": "{call} returned the structure {actual}, expected {expected}.",
     "check.not_jittable": "{call} cannot be traced by jax.jit with {static}: {error_type}: {error}",

@@ -6,7 +6,8 @@ the values before it looks at the property. When the function's values are
 wrong, its first check that compared them failed for that; every later check
 that failed on the same comparison never reached its property. Saying
 "uses lax.scan: failed" there would claim a property the code may well have,
-so such a check is reported as not checked, pointing up to the first one.
+so such a check is reported as not checked, pointing up to the first one by
+the name the table above shows (in the feedback's language).
 The points are the same: none.
 """
 
@@ -36,7 +37,7 @@ def mark_not_checked(checks: list[CheckResult], outcomes: list[CheckOutcome]) ->
     for check, outcome in zip(checks, outcomes, strict=True):
         gate = gates.get(outcome.function)
         if gate is not None and outcome.wrong_values and not outcome.passed and outcome.prop != gate:
-            check = dataclasses.replace(check, not_checked=True,
-                                        feedback=messages.text("check.not_checked", values_check=gate))
+            pointer = messages.text("check.not_checked", values_check=messages.check_name(gate))
+            check = dataclasses.replace(check, not_checked=True, feedback=pointer)
         marked.append(check)
     return marked

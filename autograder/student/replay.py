@@ -382,7 +382,8 @@ def _mark_not_checked(results: list[CheckResult], wrong: list[bool]) -> list[Che
         gate = gates.setdefault(result.function, result.prop) if on_values else gates.get(result.function)
         if on_values and gate != result.prop:
             result = dataclasses.replace(result, not_checked=True,
-                                         feedback=messages.text("check.not_checked", values_check=gate))
+                                         feedback=messages.text("check.not_checked",
+                                                                values_check=messages.check_name(gate)))
         marked.append(result)
     return marked
 
