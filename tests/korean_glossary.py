@@ -42,8 +42,11 @@ def replaced_terms() -> list[Replaced]:
 
 
 def glossary_breaches(text: str, terms: list[Replaced]) -> list[str]:
-    """The replaced words `text` uses in its prose, each with the word to use instead."""
-    prose = _NOT_PROSE.sub(" ", text)
+    """The replaced words `text` uses in its prose, each with the word to use instead.
+
+    Line breaks read as spaces: a markdown cell wraps its lines anywhere, so a replaced word
+    split over two lines (`float` ending one, `결과` starting the next) is still found."""
+    prose = re.sub(r"\s+", " ", _NOT_PROSE.sub(" ", text))
     found = []
     for replaced in terms:
         checked = prose

@@ -6,6 +6,7 @@ import ast
 import io
 import re
 import tokenize
+import tomllib
 
 import mistune
 import nbformat
@@ -13,6 +14,7 @@ import pytest
 from conftest import REPO
 from korean_glossary import glossary_breaches, replaced_terms
 
+SKELETON = REPO / "autograder" / "authoring" / "skeletons" / "notebook_ko.toml"
 KOREAN = sorted(p.parent.name for p in (REPO / "solutions" / "ko").glob("*/*.ipynb"))
 LANGUAGE_LINE = 'AUTOGRADER_LANG = "ko"'
 # Demonstrations that print labels through a variable (`for label, ... in [...]: print(label, ...)`):
@@ -100,9 +102,9 @@ def test_same_checks_and_setup(assignment):
         if nbgrader.get("grade") and not nbgrader.get("solution"):
             # The import line's comment is in the notebook's language (authoring.notebooks.check_cell_source).
             assert _code(ko.source) == _code(en.source), f"check cell {_grade_id(en)} differs beyond its comment"
-        if _grade_id(en) == "setup":
+        if _grade_id(en) == "setup":  # its comments are in the notebook's language, as every cell's are
             kept = [line for line in ko.source.splitlines() if not line.startswith(LANGUAGE_LINE)]
-            assert "\n".join(kept).strip() == en.source.strip(), "setup cell differs beyond its language line"
+            assert _code("\n".join(kept)) == _code(en.source), "setup cell differs beyond its language line"
             assert any(line.startswith(LANGUAGE_LINE) for line in ko.source.splitlines())
 
 
@@ -135,6 +137,20 @@ def test_korean_markdown_uses_the_glossary_words(assignment):
     wrong = {cell.get("id"): glossary_breaches(cell.source, terms) for cell in korean.cells
              if cell.cell_type == "markdown" and glossary_breaches(cell.source, terms)}
     assert not wrong, f"{assignment}: words GLOSSARY.md replaces, by cell: {wrong}"
+
+
+def test_the_korean_authoring_skeleton_uses_the_glossary_words():
+    """A new assignment starts from notebook_ko.toml (`autograder new`): its cells use the glossary's words too,
+    prose and code comments alike."""
+    terms = replaced_terms()
+    cells = tomllib.loads(SKELETON.read_text(encoding="utf-8"))
+    wrong = {name: glossary_breaches(text, terms) for name, text in cells.items() if glossary_breaches(text, terms)}
+    assert not wrong, f"{SKELETON.name}: words GLOSSARY.md replaces, by cell: {wrong}"
+
+
+def test_a_replaced_word_split_over_two_lines_is_found():
+    wrapped = "작은 허용 오차 안에서 기준 답과 같아야 합니다. float\n결과는 기준값과 비교합니다."
+    assert glossary_breaches(wrapped, replaced_terms()) == ["'float 결과' (use 부동소수점 결과)"]
 
 
 @pytest.mark.parametrize("assignment", KOREAN)
