@@ -314,14 +314,62 @@ def test_terminal_summary_is_short_and_names_who_needs_a_look(report):
                                 for n in report.not_loaded]
 
 
-def test_report_text_can_move_into_the_catalog():
+def test_every_sentence_of_the_report_is_in_the_catalog():
+    """So ko.po translates it, and a Korean run writes a Korean report (tests/test_translations.py)."""
     source = "".join(path.read_text() for path in Path(class_report.__file__).parent.glob("class_*.py"))
     used = set(re.findall(r'\bsentence\(\s*"(report\.[a-z_]+)"', source))
     assert len(used) > 50  # the class report's modules were found and read
     used |= {f"report.class_problem_{p}" for p in class_report.LOAD_PROBLEMS}
-    assert used <= set(class_report.REPORT_TEXT)
-    assert all(key.startswith("report.") for key in class_report.REPORT_TEXT)
-    assert not set(class_report.REPORT_TEXT) & set(messages.ENGLISH)  # no key of the catalog is taken
+    assert used <= set(class_report.REPORT_TEXT) <= set(messages.ENGLISH)
+
+
+HANGUL = re.compile(r"[가-힣]")
+
+
+class _Words(html.parser.HTMLParser):
+    """The page's title, headings and table headers: the report's own words (no student's text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lang, self.words, self._in = None, [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "html":
+            self.lang = dict(attrs).get("lang")
+        if tag in ("title", "h1", "h2", "th", "figcaption"):
+            self._in, self.words = tag, [*self.words, ""]
+
+    def handle_endtag(self, tag):
+        if tag == self._in:
+            self._in = None
+
+    def handle_data(self, data):
+        if self._in:
+            self.words[-1] += data
+
+
+def test_a_korean_run_writes_a_korean_class_report(tmp_path):
+    """`autograder --lang ko grade`: the report on the terminal and report.html are Korean, check names too."""
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    (batch / f"pat_{A2}.py").write_text(MISTAKE_02)
+    (batch / f"carol_{A1}.ipynb").write_text('{"cells": [ this is not json')
+    out = tmp_path / "out"
+    completed = run_cli("--lang", "ko", "grade", str(batch), "--out", str(out), "--seed", "7", "--jobs", "1",
+                        "--sandbox", _sandbox())
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    title = messages.catalog("ko")["report.class_terminal_title"].split(":")[0]
+    lines = completed.stdout.splitlines()
+    report_lines = [line for line in lines[next(i for i, line in enumerate(lines) if line.startswith(title)):]
+                    if line.strip()]
+    assert len(report_lines) >= 4 and all(HANGUL.search(line) for line in report_lines), report_lines
+    with messages.using("ko"):
+        jittable = f"sum_of_positive_numbers: {messages.check_name('jittable')}"
+    assert any(jittable in line for line in report_lines), report_lines
+    page = _Words()
+    page.feed((out / class_report.FILENAME).read_text(encoding="utf-8"))
+    english = [w.strip() for w in page.words if w.strip() not in ("", A1, A2) and not HANGUL.search(w)]
+    assert page.lang == "ko" and page.words and not english, f"English in the Korean report.html: {english}"
 
 
 # --- in a real browser -------------------------------------------------------------------------------

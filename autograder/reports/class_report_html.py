@@ -17,7 +17,7 @@ import urllib.parse
 
 from autograder.catalog import messages
 from autograder.reports.class_report_plots import MIME_TYPE, histogram_svg, pass_rates_svg
-from autograder.reports.class_report_text import assignment_name, clip, sentence, visible
+from autograder.reports.class_report_text import assignment_name, check_label, clip, sentence, visible
 from autograder.reports.class_summary import CheckPassRate, ClassReport, NeedsALook, problem_reason
 
 FILENAME = "report.html"
@@ -125,7 +125,7 @@ def _checks_section(report: ClassReport) -> str:
         header = _row([sentence("report.class_col_check"), sentence("report.class_col_points"),
                        sentence("report.class_col_passed"), sentence("report.class_col_pass_rate")], header=True,
                       numeric_from=1)
-        rows = ["<tr>" + _cell(rate.check) + _cell(_points(rate.points), numeric=True)
+        rows = ["<tr>" + _cell(check_label(rate.check)) + _cell(_points(rate.points), numeric=True)
                 + _cell(sentence("report.class_passed_of", passed=rate.passed, total=rate.total), numeric=True)
                 + f'<td class="num{" low" if rate.rate < 0.5 else ""}">{100 * rate.rate:.0f}%</td></tr>'
                 for rate in rates]
@@ -145,7 +145,7 @@ def _failures_section(report: ClassReport) -> str:
         detail = (f'<div class="mono">{_escape(clip(failure.example, LINE_CHARS))}</div>{hint}'
                   f'<div class="muted">{_escape(clip(sentence("report.class_who", names=names), LINE_CHARS))}</div>')
         rows.append("<tr>" + _cell(str(failure.count), numeric=True) + _cell(assignment_name(failure.assignment))
-                    + _cell(failure.check) + f'<td class="text">{detail}</td></tr>')
+                    + _cell(check_label(failure.check)) + f'<td class="text">{detail}</td></tr>')
     return (f"<p class=\"note\">{_escape(sentence('report.class_failures_note'))}</p>"
             f"<table>{header}{''.join(rows)}</table>")
 

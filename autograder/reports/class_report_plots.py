@@ -10,10 +10,13 @@ assignment, after the last submission is graded).
 
 from __future__ import annotations
 
+import contextlib
 import io
+import warnings
 
-from autograder.reports.class_report_text import clip, sentence, visible
+from autograder.reports.class_report_text import check_label, clip, sentence, visible
 from autograder.reports.class_summary import CheckPassRate, ScoreDistribution
+from autograder.reports.display_width import char_width
 
 MIME_TYPE = "image/svg+xml"
 _DPI = 72  # one SVG pixel per point: the measured label widths (in points) are the figure's own units
@@ -44,7 +47,7 @@ def histogram_svg(distribution: ScoreDistribution) -> bytes:
 
 def pass_rates_svg(rates: list[CheckPassRate]) -> bytes:
     """One bar per check, in the order given; those under half in the colour of a failure."""
-    labels = [_plot_text(clip(r.check, 56)) for r in rates]
+    labels = [_plot_text(clip(check_label(r.check), 56)) for r in rates]
     figure = _new_figure(5.2, 0.8 + 0.26 * len(rates), left_points=_widest(labels, _TICK_FONT_SIZE) + 10,
                          bottom_points=32)
     axes = figure.add_subplot()
@@ -78,13 +81,31 @@ def _new_figure(width: float, height: float, *, left_points: float, bottom_point
 
 
 def _widest(labels: list[str], size: float) -> float:
-    """The width in points of the widest label, set in matplotlib's default font at `size` points."""
+    """The width in points of the widest label, set in matplotlib's default font at `size` points.
+
+    That font has no Hangul (the browser sets the page's text in its own font): a wide character it
+    lacks is measured as one em, about what a Korean font gives it."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import text_to_path
 
     font = FontProperties(size=size)
-    return max((text_to_path.get_text_width_height_descent(label, font, ismath=False)[0] for label in labels),
-               default=0.0)
+
+    def width(label: str) -> float:
+        narrow = "".join(char for char in label if char_width(char) < 2)
+        wide = len(label) - len(narrow)
+        with _no_missing_glyph_warnings():
+            return text_to_path.get_text_width_height_descent(narrow, font, ismath=False)[0] + wide * size
+
+    return max((width(label) for label in labels), default=0.0)
+
+
+@contextlib.contextmanager
+def _no_missing_glyph_warnings():
+    """matplotlib warns for each Hangul glyph its default font lacks; the SVG keeps text as text, so the
+    reader's font sets it, and the warnings would only fill an instructor's terminal."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
+        yield
 
 
 def _svg(figure) -> bytes:
@@ -93,7 +114,7 @@ def _svg(figure) -> bytes:
     buffer = io.BytesIO()
     # Text as text: smaller than glyph outlines, selectable, set in the reader's own font; no date, so
     # the same results give the same page.
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "autograder"}):
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "autograder"}), _no_missing_glyph_warnings():
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 

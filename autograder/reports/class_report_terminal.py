@@ -8,7 +8,7 @@ TERMINAL_WIDTH.
 from __future__ import annotations
 
 from autograder.reports.class_report_html import FILENAME
-from autograder.reports.class_report_text import assignment_name, clip, sentence, visible
+from autograder.reports.class_report_text import assignment_name, check_label, clip, sentence, visible
 from autograder.reports.class_summary import ClassReport
 
 TERMINAL_FAILURES = 3
@@ -28,7 +28,7 @@ def render_terminal(report: ClassReport) -> str:
         for rank, failure in enumerate(report.failures[:TERMINAL_FAILURES], start=1):
             lines.append(clip(visible("  " + sentence("report.class_terminal_failure", rank=rank,
                                                      assignment=assignment_name(failure.assignment),
-                                                     check=failure.check, count=failure.count,
+                                                     check=check_label(failure.check), count=failure.count,
                                                      cause=failure.example)), TERMINAL_WIDTH))
             if failure.hint:
                 lines.append(clip(visible("     " + failure.hint), TERMINAL_WIDTH))
