@@ -253,7 +253,7 @@ def _refusal(first: str, given: str, known: list[str]) -> str:
 
 def _grade(args, config) -> int:
     from autograder.grade import shards
-    from autograder.grade.batch import NothingToGrade, grade_batch
+    from autograder.grade.batch import Interrupted, NothingToGrade, grade_batch
     from autograder.reports import exit_status, junit_xml
     from autograder.reports.out_dir import OutDirError
 
@@ -283,6 +283,15 @@ def _grade(args, config) -> int:
                               assignment=args.assignment, resume=args.resume, sandbox=args.sandbox, select=selection)
         if selection is not None and shards.finish(selection, args.out, config, seed, args.assignment, args.sandbox):
             return 2
+    except Interrupted as interrupted:
+        # The out dir's reports are written and mark what was not graded; JUnit too. One sentence, no traceback.
+        if args.junit_xml:
+            try:
+                junit_xml.write(interrupted.results, args.junit_xml)
+            except OSError as error:
+                print(f"autograder: could not write {args.junit_xml}: {error}", file=sys.stderr)
+        print(f"autograder: {interrupted}", file=sys.stderr)
+        return interrupted.exit_status
     except (OutDirError, NothingToGrade) as error:
         print(f"autograder: cannot grade: {error}", file=sys.stderr)
         return 2

@@ -75,13 +75,15 @@ def test_counts_and_times_add_up():
             assert suite.get(attribute) is not None, attribute
         assert int(suite.get("tests")) == len(suite.findall("testcase"))
         assert int(suite.get("failures")) == len(suite.findall("testcase/failure"))
+        assert int(suite.get("errors")) == len(suite.findall("testcase/error"))
         for case in suite.findall("testcase"):
             assert case.get("name") and case.get("classname")
             failure = case.find("failure")
             if failure is not None:
                 assert failure.get("message") is not None and failure.get("type")
-    assert [s.get("failures") for s in suites] == ["0", "1", "2", "1"]
-    assert root.get("tests") == str(2 + 2 + 2 + 1) and root.get("failures") == "4" and root.get("errors") == "0"
+    assert [s.get("failures") for s in suites] == ["0", "1", "0", "1"]
+    assert [s.get("errors") for s in suites] == ["0", "0", "2", "0"]
+    assert root.get("tests") == str(2 + 2 + 2 + 1) and root.get("failures") == "2" and root.get("errors") == "2"
     assert suites[0].get("time") == "1.500" and suites[2].get("time") == "0.000"
     assert root.get("time") == "3.750"
 
@@ -103,11 +105,14 @@ def test_a_check_not_checked_is_skipped_with_its_reason_and_its_values_check_is_
     assert _parse([GATED, PARTIAL]).get("skipped") == "1"
 
 
-def test_a_crashed_submission_lists_its_checks_as_failures_with_the_reason():
+def test_a_submission_not_graded_lists_its_checks_as_errors_not_failures():
+    # Its zeros are no failure of the student's (reports.grade_status): CI goes red, no check counts as failed.
     suite = _parse([CRASHED]).find("testsuite")
-    failures = suite.findall("testcase/failure")
-    assert len(failures) == 2
-    assert all("worker died" in f.get("message") and f.get("type") == "grader_error" for f in failures)
+    assert suite.findall("testcase/failure") == []
+    errors = suite.findall("testcase/error")
+    assert len(errors) == 2
+    assert all("worker died" in e.get("message") and e.get("type") == "not graded: machine too busy" for e in errors)
+    assert {p.get("name"): p.get("value") for p in suite.find("properties")}["status"] == "not graded"
     assert {p.get("name"): p.get("value") for p in suite.find("properties")}["problem"] == "grader_error"
     assert "worker died" in suite.find("system-out").text
 
@@ -165,7 +170,7 @@ def test_real_grading_results_render(tmp_path, seed):
     result = crashed_result("alice", tmp_path / "alice.ipynb", "02_where", config, seed, "worker died").to_gradescope()
     suite = _parse([result]).find("testsuite")
     assert int(suite.get("tests")) == sum(len(p) for p in config.points["02_where"].values())
-    assert int(suite.get("failures")) == int(suite.get("tests"))
+    assert int(suite.get("errors")) == int(suite.get("tests")) and suite.get("failures") == "0"
 
 
 # --- --fail-under (reports.exit_status) ----------------------------------------------------------

@@ -50,7 +50,7 @@ from autograder.load.submission_identity import (
     empty_entries,
     identify_all,
 )
-from autograder.reports import class_report, grades_csv, gradescope_json, junit_xml
+from autograder.reports import class_report, grade_status, grades_csv, gradescope_json, junit_xml
 from autograder.reports.out_dir import OutDir, safe_component
 from autograder.sandbox import shared_programs
 from autograder.sandbox.zygote_client import ZygoteTemplate
@@ -74,6 +74,9 @@ class BatchItem:
     # The files of the student's entry not graded (submission_choice); with `found_instead`, the entry
     # holds no notebook at all: it scores 0 with the choice's note, without a worker.
     choice: FileChoice | None = None
+    # Its path relative to the path given that it was found under (a file given: its name): what grades.csv
+    # shows, never the grading machine's absolute path.
+    relative_path: str = ""
 
     @property
     def no_notebook(self) -> bool:
@@ -82,6 +85,21 @@ class BatchItem:
 
 class NothingToGrade(Exception):
     """A path named on the command line does not exist or holds nothing to grade: nothing is graded or written."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM ended the batch; every report is written, and marks what was not graded as such.
+
+    `graded`: the submissions with a result (graded, needing a look, or no notebook), of `total`; the
+    `exit_status` is the shell's for the signal (130 for SIGINT, 143 for SIGTERM).
+    """
+
+    def __init__(self, results: list[dict], exit_status: int) -> None:
+        self.results = results  # as the reports read them, for JUnit
+        self.graded = sum(1 for result in results if grade_status.of(result).graded)
+        self.total, self.exit_status = len(results), exit_status
+        super().__init__(messages.text("batch.interrupted_summary", graded=self.graded, total=self.total,
+                                       not_graded=self.total - self.graded))
 
 
 def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = (),
@@ -135,8 +153,17 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = (),
     kept = [(c.path, c.root) for c in chosen]
     readable = readable_names(kept, [c.identity for c in chosen])
     return [BatchItem(name, c.path, c.identity.student, c.identity.layout, c.identity.notes, c.identity.assignment,
-                      c.choice)
+                      c.choice, _relative(c.path, c.root))
             for name, c in zip(_unique_names(kept, readable), chosen, strict=True)]
+
+
+def _relative(path: Path, root: Path) -> str:
+    """`path` relative to `root` in / form, or its name alone when it is not under `root`."""
+    try:
+        relative = path.relative_to(root).as_posix()
+    except ValueError:
+        relative = ""
+    return relative if relative not in ("", ".") else path.name
 
 
 # Files a layout itself leaves in a student's entry (nbgrader's timestamp), not handed in by the student.
@@ -257,15 +284,35 @@ def grade_batch(
             _grade_all(items, out, config, seed, jobs, assignment, resume, sandbox, stream, ending)
         except BaseException as error:  # Ctrl-C and SIGTERM too: grades.csv is written even so, then it is raised
             failure = error
-        results = [_read_back(item, out, config, seed, assignment) for item in items]
-        grades_csv.write([grades_csv.row(r) for r in results], out)
-        report = _class_report(results, out)
+        interrupted = isinstance(failure, (KeyboardInterrupt, SystemExit))
+        with _no_second_interrupt(interrupted):  # the reports of an interrupted batch are written whole
+            results = [_read_back(item, out, config, seed, assignment, interrupted) for item in items]
+            grades_csv.write([grades_csv.row(r) for r in results], out)
+            report = _class_report(results, out)
+    if interrupted:  # Ctrl-C, SIGTERM: one sentence (cli), no traceback
+        status = failure.code if isinstance(failure, SystemExit) and isinstance(failure.code, int) else 130
+        raise Interrupted(results, status) from None
     if failure is not None:
         raise failure
     outcomes = [finished_from(item.name, item.student, r) for item, r in zip(items, results, strict=True)]
     print(summary(outcomes, seed=seed, out=str(out_dir)), flush=True)
     print(class_report.render_terminal(report), flush=True)
     return results
+
+
+@contextlib.contextmanager
+def _no_second_interrupt(interrupted: bool):
+    """After Ctrl-C or SIGTERM, hold off another while the reports are written (a second or so), so that
+    every report marks what was not graded, and no traceback comes of an impatient second Ctrl-C."""
+    if not interrupted or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _refuse_nothing_to_grade(paths: list[Path], items: list[BatchItem]) -> None:
@@ -355,8 +402,7 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
                                         template.channel_for_worker if template is not None else None))
             handles[-1].spawn()
         for item, _digest in todo:
-            placeholder = _crashed(item, config, seed, assignment, messages.text("batch.interrupted"))
-            _write_quietly(placeholder, item, out)
+            _write_quietly(_not_graded_yet(item, config, seed, assignment), item, out)
         _prepare_report()  # the report's imports, while the workers import theirs
         pending: queue.SimpleQueue[tuple[BatchItem, str | None]] = queue.SimpleQueue()
         for entry in todo:
@@ -554,7 +600,14 @@ def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, config: 
         extra = gradescope_json.read(out, item.name).get("extra_data", {})
     except (OSError, ValueError):
         extra = {}
-    if extra.get("problem") == "grader_error":
+    recorded_status = grade_status.of({"extra_data": extra})
+    if extra and recorded_status.status == grade_status.NOT_GRADED:  # why, from what the last run recorded
+        if recorded_status.reason == grade_status.INTERRUPTED:
+            return messages.text("batch.resume_reason.interrupted")
+        if recorded_status.reason == grade_status.TOO_BUSY:
+            return messages.text("batch.resume_reason.too_busy")
+        if recorded_status.reason == grade_status.KIT_ERROR:
+            return messages.text("batch.resume_reason.kit_error")
         return messages.text("batch.resume_reason.grader_error")
     if extra.get("finished") is not True:
         return messages.text("batch.resume_reason.no_result")
@@ -571,17 +624,21 @@ def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, config: 
     return None
 
 
-def _read_back(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, assignment: str | None) -> dict:
+def _read_back(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, assignment: str | None,
+               interrupted: bool = False) -> dict:
     """The submission's results.json, with who handed it in from the layout, as every report will read it.
 
     If it cannot be read back, or one of the reports could not use it, a
     zero that says why takes its place: one result never stops the batch's
     grades.csv, class report or JUnit file. A result this changes is written
-    back (the layout's notes belong in results.json too).
+    back (the layout's notes belong in results.json too). In a batch that was `interrupted` before its
+    placeholder was written, a submission with no result gets the placeholder: not graded, interrupted.
     """
     try:
         data = gradescope_json.read(out, item.name)  # bounded: bounded_json's limits are ValueErrors
     except (OSError, ValueError) as error:
+        if interrupted and isinstance(error, FileNotFoundError):
+            return _write_quietly(_not_graded_yet(item, config, seed, assignment), item, out)
         return _zero_instead(item, out, config, seed, assignment, messages.text("batch.read_back_failed", error=error))
     changed = _with_identity(data, item)
     unusable = _unusable_by_reports(data)
@@ -605,8 +662,11 @@ def _with_identity(data: dict, item: BatchItem) -> bool:
     "needs a look".
     """
     extra = data.setdefault("extra_data", {})
-    before = (extra.get("student"), extra.get("identity_notes"), data.get("output"), extra.get("ignored_files"))
+    before = (extra.get("student"), extra.get("identity_notes"), data.get("output"), extra.get("ignored_files"),
+              extra.get("relative_path"), extra.get("status"))
     extra["student"] = item.student
+    if item.relative_path:
+        extra["relative_path"] = item.relative_path
     if item.notes:
         extra["identity_notes"] = list(item.notes)
     if item.choice is not None:  # which files were not graded: the student reads the note, the report the lists
@@ -618,8 +678,9 @@ def _with_identity(data: dict, item: BatchItem) -> bool:
         output = output if isinstance(output, str) else ""
         missing = [note for note in notes if note not in output.splitlines()]
         data["output"] = "\n".join([output, *missing] if output else missing)
+    extra["status"] = grade_status.of(data).status  # what every report says of it: a grade, or not graded
     return before != (extra.get("student"), extra.get("identity_notes"), data.get("output"),
-                      extra.get("ignored_files"))
+                      extra.get("ignored_files"), extra.get("relative_path"), extra.get("status"))
 
 
 def _unusable_by_reports(data: dict) -> str | None:
@@ -635,6 +696,14 @@ def _unusable_by_reports(data: dict) -> str | None:
     except Exception as error:  # whatever it is, it is this result's: it is replaced by a zero that says so
         return f"{type(error).__name__}: {str(error)[:200]}"
     return None
+
+
+def _not_graded_yet(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None) -> SubmissionResult:
+    """The placeholder a worker's result replaces; kept, it says the batch was interrupted before grading it."""
+    result = unreadable_result(item.name, item.path, _guess_assignment(item, config, assignment), config, seed,
+                               messages.text("batch.not_graded_note"))
+    result.problem = grade_status.INTERRUPTED
+    return result
 
 
 def _crashed(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None,

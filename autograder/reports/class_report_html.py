@@ -11,6 +11,7 @@ file holds no URL; the browser still shows the same text.
 from __future__ import annotations
 
 import base64
+import collections
 import html
 import re
 import urllib.parse
@@ -47,6 +48,7 @@ figcaption { font-weight: 600; margin-top: .2rem; }
 .pair { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1.2rem; align-items: start; }
 @media (max-width: 900px) { .pair { grid-template-columns: 1fr; } }
 .hint { color: #1e5a8a; }
+p.banner { border: 2px solid var(--bad); background: #fdf0ee; padding: .6rem .8rem; font-weight: 600; }
 """
 
 
@@ -54,6 +56,8 @@ def render_html(report: ClassReport) -> str:
     """One self-contained HTML page of `report`: inline CSS, plots as base64 PNG, no script, no URL."""
     title = sentence("report.class_title")
     body = [f"<h1>{_escape(title)}</h1>", f"<p>{_escape(_overview(report))}</p>"]
+    if report.not_graded:  # before anything else: the scores below count their placeholder 0s
+        body.append(f'<p class="banner" role="alert">{_escape(_not_graded_banner(report))}</p>')
     sections = [
         ("students", sentence("report.class_students_heading"), _students_section(report)),
         ("scores", sentence("report.class_scores_heading"), _scores_section(report)),
@@ -80,6 +84,13 @@ def render_html(report: ClassReport) -> str:
             '<meta name="referrer" content="no-referrer">\n'
             f"<title>{_escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+def _not_graded_banner(report: ClassReport) -> str:
+    counts = collections.Counter(report.not_graded)
+    reasons = ", ".join(f"{count} {reason}" for reason, count in counts.most_common())
+    return messages.text("batch.not_graded_banner", count=len(report.not_graded), total=report.submissions,
+                         reasons=reasons)
 
 
 def _overview(report: ClassReport) -> str:

@@ -17,6 +17,7 @@ import math
 import statistics
 from typing import TypeGuard
 
+from autograder.reports import grade_status
 from autograder.reports.class_report_text import REPORT_TEXT, sentence
 from autograder.reports.feedback_patterns import hint_of, normalize_feedback, sentence_pattern
 from autograder.reports.result_json import check_id, mapping, mappings, test_status
@@ -135,6 +136,8 @@ class ClassReport:
     needs_a_look: tuple[NeedsALook, ...]  # the submissions that failed to load first
     not_attempted: tuple[NotAttempted, ...] = ()  # most often left as a stub first
     students: tuple[StudentRow, ...] = ()  # by student, then submission
+    # Why each submission that was not graded was not (grade_status: interrupted, ...): their 0s are placeholders.
+    not_graded: tuple[str, ...] = ()
 
 
 def build(results: list[dict]) -> ClassReport:
@@ -156,6 +159,8 @@ def build(results: list[dict]) -> ClassReport:
         needs_a_look=tuple(needs_a_look),
         not_attempted=tuple(_not_attempted(loaded, stubs)),
         students=tuple(_students(entries, needs_a_look)),
+        not_graded=tuple(status.reason for status in map(grade_status.from_problem, results)
+                         if status is not None and status.status == grade_status.NOT_GRADED),
     )
 
 

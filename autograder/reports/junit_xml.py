@@ -23,7 +23,10 @@ mistake, and test reporters show the reason beside the skipped case. A submissio
 that could not be loaded, or whose grading crashed, still lists every check
 of its assignment (the grader writes them all at zero with the reason), so
 each is a failure with that reason; its `problem` is a property and the
-failure's type. A result without any check (its assignment was not known)
+failure's type. A submission that was not graded at all (reports.grade_status:
+the batch was interrupted, the machine too busy, the kit failed) is no
+failure of the student's: each of its checks is an <error> of type
+"not graded", so CI still goes red but no reporter counts a failed check. A result without any check (its assignment was not known)
 becomes one failing testcase named "grading" with the reason, so a broken
 submission is never an empty, green suite. Per-check times are not
 measured, so testcases carry no time; a suite's time is the submission's
@@ -43,6 +46,7 @@ import secrets
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from autograder.reports import grade_status, grades_csv
 from autograder.reports.result_json import check_id, mapping, mappings, number, test_status
 
 SUITES_NAME = "autograder"
@@ -118,6 +122,7 @@ def _suite(result: dict) -> ET.Element:
     classname = f"{assignment}.{submission}" if assignment else submission
     problem = clean(extra.get("problem") or "")
     output = clean(result.get("output") or "")
+    status_of = grade_status.of(result)
     suite = ET.Element("testsuite", {"name": submission})
     properties = ET.SubElement(suite, "properties")
     tests = mappings(result.get("tests"))
@@ -125,14 +130,17 @@ def _suite(result: dict) -> ET.Element:
     for name, value in (("assignment", assignment), ("student", extra.get("student")),
                         ("score", number(result.get("score"))), ("max_score", number(max_score)),
                         ("seed", extra.get("seed")), ("sandbox", extra.get("sandbox")), ("problem", problem),
-                        ("path", extra.get("path"))):
+                        ("status", status_of.status), ("path", grades_csv.shown_path(extra))):
         if value not in (None, ""):
             ET.SubElement(properties, "property", {"name": name, "value": clean(value)})
-    failures = skipped = 0
+    failures = skipped = errors = 0
     for test in tests:
         case = ET.SubElement(suite, "testcase", {"classname": classname, "name": clean(check_id(test) or "check")})
         status = test_status(test)
-        if status == "not_checked":
+        if status_of.status == grade_status.NOT_GRADED:
+            errors += 1
+            _error(case, output or status_of.reason, status_of.reason)
+        elif status == "not_checked":
             skipped += 1
             ET.SubElement(case, "skipped", {"message": _first_line(clean(test.get("output") or ""))})
         elif status == "failed":
@@ -141,13 +149,17 @@ def _suite(result: dict) -> ET.Element:
             _failure(case, feedback, problem or "check failed")
     if not tests:
         case = ET.SubElement(suite, "testcase", {"classname": classname, "name": "grading"})
-        failures += 1
-        _failure(case, output or "no check of this submission was graded", problem or "not graded")
+        if status_of.status == grade_status.NOT_GRADED:
+            errors += 1
+            _error(case, output or status_of.reason, status_of.reason)
+        else:
+            failures += 1
+            _failure(case, output or "no check of this submission was graded", problem or "not graded")
     if output:
         ET.SubElement(suite, "system-out").text = output
     suite.set("tests", str(max(len(tests), 1)))
     suite.set("failures", str(failures))
-    suite.set("errors", "0")
+    suite.set("errors", str(errors))
     suite.set("skipped", str(skipped))
     grading = mapping(extra.get("grading"))
     suite.set("time", _seconds(number(grading.get("seconds"))))
@@ -157,6 +169,12 @@ def _suite(result: dict) -> ET.Element:
 def _failure(case: ET.Element, feedback: str, kind: str) -> None:
     failure = ET.SubElement(case, "failure", {"message": _first_line(feedback), "type": kind})
     failure.text = feedback
+
+
+def _error(case: ET.Element, detail: str, reason: str) -> None:
+    """A check that never ran because the submission was not graded: the grading's error, not the student's."""
+    error = ET.SubElement(case, "error", {"message": _first_line(detail), "type": f"not graded: {reason}"})
+    error.text = detail
 
 
 def _first_line(feedback: str) -> str:
