@@ -257,3 +257,26 @@ def test_slurm_example_grades_each_array_task_as_a_shard_and_merges_all(tmp_path
     assert "--dependency=afterany:4242" in submitted
     shard_dirs = " ".join(f"out/shard-{k}" for k in range(count))
     assert f"merge {shard_dirs} --out out/class --junit-xml out/class/junit.xml".replace(" ", "\\ ") in submitted
+
+
+def test_an_empty_shard_says_so_and_merges(tmp_path):
+    """A shard none of the class hashes to is no broken path: one sentence, exit 0, a record merge accepts."""
+    klass = tmp_path / "class"
+    klass.mkdir()
+    students = [name for name in (f"s{i:03d}" for i in range(50)) if shards.shard_of(name, 4) != 0][:3]
+    for student in students:
+        (klass / f"{student}.py").write_text("x = 1\n")
+    outs = [tmp_path / f"shard{k}" for k in range(4)]
+    runs = [run_cli("grade", str(klass), "--out", str(out), "--seed", str(SEED), "--shard", f"{k}/4",
+                    "--assignment", "01_immutable_updates", "--sandbox", _sandbox())
+            for k, out in enumerate(outs)]
+    empty = runs[0]
+    assert empty.returncode == 0, empty.stderr[-2000:]
+    said = messages.text("shard.empty", shard="0/4", total=len(students))
+    assert said in empty.stderr, empty.stderr
+    assert messages.text("batch.nothing_graded") not in empty.stdout + empty.stderr
+    assert json.loads((outs[0] / shards.MANIFEST).read_text())["submissions"] == []
+    assert all(run.returncode == 0 for run in runs), [run.stderr[-1000:] for run in runs]
+    merged = run_cli("merge", *map(str, outs), "--out", str(tmp_path / "merged"))
+    assert merged.returncode == 0, merged.stderr[-2000:]
+    assert len(compare._csv_rows(tmp_path / "merged" / "grades.csv")) == len(students)

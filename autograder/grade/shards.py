@@ -162,6 +162,9 @@ def finish(selection: Selection, out_dir: Path, config: GradingConfig, seed: int
     except OSError as error:
         print(f"autograder: {MANIFEST}: {error}", file=sys.stderr)
         return 2
+    if not selection.kept:  # nothing wrong: the class's students all hash to the other shards
+        print(messages.text("shard.empty", shard=selection.shard, total=len(selection.everyone)), file=sys.stderr)
+        return 0
     print(messages.text("shard.graded", shard=selection.shard, count=len(selection.kept),
                         total=len(selection.everyone)), file=sys.stderr)
     return 0
