@@ -1,6 +1,7 @@
 """Korean feedback on real mistakes is Korean: no English outside code, JAX's own words and JAX's error text.
 
-A sample of the corpus (the first mistake of every graded function) is graded
+A sample of the corpus (the first mistake of every graded function, and every
+mistake of 09 and 10) is graded
 with Korean feedback; every note, check name and failed check's feedback must
 read as Korean. Allowed in English: code spans and quoted values, identifiers
 and calls (`sum_init(f32[8], 5)`), an English gloss in parentheses after a
@@ -20,14 +21,14 @@ from autograder.catalog import messages
 from autograder.grade.pipeline import GradingOptions, grade_submission
 
 # KOREAN.md's words kept in English (GLOSSARY.md: with 09's autodiff and 10's device words), the names
-# that JAX and Python print, and the graded functions' parameters.
+# that JAX and Python print, the graded functions' parameters, and people's names (Welford, Newton, Rosenbrock).
 KEPT_IN_ENGLISH = frozenset("""
     jit jax tracer tracers trace traced tracing pytree pytrees leaf leaves key keys subkey subkeys carry vmap grad
     static_argnums static_argnames has_aux in_axes lax cond scan jaxpr jaxprs unroll api prng
     python numpy nan inf dtype dtypes shape float32 int32 uint32 bool int float str tuple cpu mib faq
     relu tanh sigmoid selu mse aux params grads xs ys hs x y n m i j t w b true false none
     num negate rate decay axis name index value values mask seed num_steps num_iters num_bins learning_rate
-    log exp sqrt count mean delta stats predictions residuals welford
+    log exp sqrt count mean delta stats predictions residuals welford newton rosenbrock
     jacobian hessian forward reverse mode tangent tangents primal primals pullback quickstart
     collective collectives all reduce mesh shard shards sharding
     """.split())
@@ -58,11 +59,15 @@ def english_words(text: str, names: set[str]) -> list[str]:
     return words
 
 
+# Assignments whose every corpus mistake is read, not only each function's first (the newest Korean text).
+EVERY_MISTAKE = ("09_autodiff", "10_parallel")
+
+
 def _sample() -> list[MistakeCase]:
-    """The first mistake of every graded function in the corpus."""
+    """The first mistake of every graded function in the corpus, and every mistake of EVERY_MISTAKE's."""
     first: dict[tuple[str, str], MistakeCase] = {}
     for case in mistakes():
-        first.setdefault((case.assignment, case.function), case)
+        first.setdefault((case.assignment, case.function) if case.assignment not in EVERY_MISTAKE else case.id, case)
     return list(first.values())
 
 
