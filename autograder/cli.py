@@ -30,6 +30,7 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _language_for_help(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     args = parser.parse_args(argv)
     if args.lang:
@@ -45,8 +46,15 @@ def main(argv: list[str] | None = None) -> int:
     return args.command(args, config)
 
 
+def _language_for_help(argv: list[str]) -> None:
+    """`--lang` before the parser is built, so that `autograder --lang ko check --help` is Korean."""
+    given = messages.language_argument(argv)
+    if given:
+        os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(given) or "en"
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="autograder", description="Auto-graded JAX exercises.")
+    parser = argparse.ArgumentParser(prog="autograder", description=messages.text("cli.help_description"))
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     _add_common_options(parser, default=None)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -59,11 +67,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_check(commands) -> None:
-    check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")
-    check.add_argument("path", type=Path, help="the notebook (.ipynb) or Python file to check")
-    check.add_argument("--exercise", action="append", metavar="NAME", help="only this function (repeatable)")
-    check.add_argument("--assignment", help="assignment name, if the file name does not say it")
-    check.add_argument("--seed", type=int, help="seed for the hidden inputs (default: grading.toml's policy)")
+    check = commands.add_parser("check", help=messages.text("cli.help_check"))
+    check.add_argument("path", type=Path, help=messages.text("cli.help_check_path"))
+    check.add_argument("--exercise", action="append", metavar="NAME", help=messages.text("cli.help_exercise"))
+    check.add_argument("--assignment", help=messages.text("cli.help_assignment"))
+    check.add_argument("--seed", type=int, help=messages.text("cli.help_seed"))
     check.set_defaults(command=_check)
 
 
@@ -172,13 +180,9 @@ def _add_common_options(parser: argparse.ArgumentParser, default) -> None:
     there and never hide one given before the command.
     """
     config_default = grading_config.DEFAULT_PATH if default is None else default
-    parser.add_argument("--config", type=Path, default=config_default, help="grading.toml to use")
-    parser.add_argument("--lang", metavar="LANG", default=default,
-                        help="language of feedback: en or ko "
-                             "(default: $AUTOGRADER_LANG, else the notebook's own, else en)")
-    parser.add_argument("--hints", choices=messages.HINT_LEVELS, default=default,
-                        help="how much a hint shows: idea, api (the API to read about) or recipe (worked code); "
-                             "default: grading.toml's [feedback]")
+    parser.add_argument("--config", type=Path, default=config_default, help=messages.text("cli.help_config"))
+    parser.add_argument("--lang", metavar="LANG", default=default, help=messages.text("cli.help_lang"))
+    parser.add_argument("--hints", choices=messages.HINT_LEVELS, default=default, help=messages.text("cli.help_hints"))
 
 
 def _version() -> str:

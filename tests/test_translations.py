@@ -10,9 +10,10 @@ import pytest
 from conftest import REPO, run_cli
 from korean_glossary import glossary_breaches, particles_after_placeholders, replaced_terms
 
-from autograder import grading_config
+from autograder import cli, grading_config
 from autograder.catalog import messages
 from autograder.check.results import CheckResult, SubmissionResult
+from autograder.student import cli as student_cli
 
 LANGUAGES = [language for language in messages.LANGUAGES if language != "en"]
 HANGUL = re.compile(r"[가-힣]")
@@ -119,3 +120,18 @@ def test_a_check_name_is_translated_for_people_and_kept_in_english_as_the_id():
     assert test["extra_data"]["check"] == "dropout: no key reuse"
     with messages.using("en"):
         assert check.display_name == "dropout: no key reuse"
+
+
+@pytest.mark.parametrize("main", [cli.main, student_cli.main], ids=["kit", "student package"])
+def test_help_of_check_is_in_the_language_asked_for(main, monkeypatch, capsys):
+    """`autograder --lang ko check --help`: what a student reads about `check` and its options is Korean."""
+    monkeypatch.setenv(messages.LANGUAGE_VARIABLE, "en")  # --lang wins, and the test leaves the variable as it was
+    korean = messages.catalog("ko")
+    for argv, keys in ((["--lang", "ko", "check", "--help"], ("cli.help_check_path", "cli.help_exercise",
+                                                              "cli.help_assignment")),
+                       (["--lang=ko", "--help"], ("cli.help_check", "cli.help_lang"))):
+        with pytest.raises(SystemExit):
+            main(argv)
+        shown = " ".join(capsys.readouterr().out.split())  # argparse wraps the lines
+        missing = [key for key in keys if " ".join(korean[key].split()) not in shown]
+        assert not missing, f"{argv}: not in Korean: {missing}\n{shown}"

@@ -98,6 +98,17 @@ ENGLISH: dict[str, str] = {
     "cli.unknown_exercise_any": "No assignment has an exercise named `{given}`.",
     "cli.did_you_mean": "Did you mean `{suggestion}`?",
     "cli.known": "Known: {known}.",
+    # `--help` of the commands a student runs (check) and of the options every command takes.
+    "cli.help_description": "Auto-graded JAX exercises.",
+    "cli.help_student_description": "Check JAX exercise notebooks (student package).",
+    "cli.help_check": "check one notebook or .py file and print a table of results",
+    "cli.help_check_path": "the notebook (.ipynb) or Python file to check",
+    "cli.help_exercise": "only this function (repeatable)",
+    "cli.help_assignment": "assignment name, if the file name does not say it",
+    "cli.help_seed": "seed for the hidden inputs (default: grading.toml's policy)",
+    "cli.help_config": "grading.toml to use",
+    "cli.help_lang": "language of feedback: en or ko (default: $AUTOGRADER_LANG, else the notebook's own, else en)",
+    "cli.help_hints": "how much a hint shows: idea, api (the API to read about) or recipe (worked code); default: grading.toml's [feedback]",
     # --- Sharding a class over several machines (grade --shard, merge) ---------
     "shard.bad_spec": "--shard takes K/N: shard K of N, K counting from 0 (0 to N-1), N from 1 to {maximum}; got {given}.",
     "shard.needs_seed": "--shard needs a seed every shard shares, or each would draw its own: pass the same --seed to every shard (or set {variable}, or an integer [seeds] grade in grading.toml).",
@@ -446,6 +457,17 @@ def normalize(name: str | None) -> str | None:
         _warned.add(short)
         print(f"autograder: no feedback in language {name!r}; using English (available: {', '.join(LANGUAGES)}).",
               file=sys.stderr)
+    return None
+
+
+def language_argument(argv: list[str]) -> str | None:
+    """The language a command line asks for (`--lang ko`, `--lang=ko`), read before it is parsed, so that
+    its `--help` is in that language too; None when it names none."""
+    for index, argument in enumerate(argv):
+        if argument == "--lang" and index + 1 < len(argv):
+            return argv[index + 1]
+        if argument.startswith("--lang="):
+            return argument.split("=", 1)[1]
     return None
 
 

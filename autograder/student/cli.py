@@ -22,15 +22,16 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="autograder", description="Check JAX exercise notebooks (student package).")
-    parser.add_argument("--lang", metavar="LANG",
-                        help="language of feedback: en or ko "
-                             "(default: $AUTOGRADER_LANG, else the notebook's own, else en)")
+    given = messages.language_argument(sys.argv[1:] if argv is None else argv)
+    if given:  # before the parser is built, so that `--help` is in that language too
+        os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(given) or "en"
+    parser = argparse.ArgumentParser(prog="autograder", description=messages.text("cli.help_student_description"))
+    parser.add_argument("--lang", metavar="LANG", help=messages.text("cli.help_lang"))
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    check = commands.add_parser("check", help="check one notebook or .py file and print a table of results")
-    check.add_argument("path", type=Path)
-    check.add_argument("--exercise", action="append", metavar="NAME", help="only this function (repeatable)")
-    check.add_argument("--assignment", help="assignment name, if the file name does not say it")
+    check = commands.add_parser("check", help=messages.text("cli.help_check"))
+    check.add_argument("path", type=Path, help=messages.text("cli.help_check_path"))
+    check.add_argument("--exercise", action="append", metavar="NAME", help=messages.text("cli.help_exercise"))
+    check.add_argument("--assignment", help=messages.text("cli.help_assignment"))
     check.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # accepted; the inputs are the recorded ones
     check.set_defaults(command=_check)
     args = parser.parse_args(argv)

@@ -380,7 +380,7 @@ def _mark_not_checked(results: list[CheckResult], wrong: list[bool]) -> list[Che
     marked = []
     for result, on_values in zip(results, wrong, strict=True):
         gate = gates.setdefault(result.function, result.prop) if on_values else gates.get(result.function)
-        if on_values and gate != result.prop:
+        if on_values and gate is not None and gate != result.prop:  # gate is set whenever on_values
             result = dataclasses.replace(result, not_checked=True,
                                          feedback=messages.text("check.not_checked",
                                                                 values_check=messages.check_name(gate)))
