@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from autograder import grading_config
+from autograder.catalog import messages
 from autograder.integrations import gradescope_run, gradescope_zip
 
 REPO = Path(__file__).resolve().parent.parent
@@ -63,11 +64,14 @@ def _unpack(built, tmp_path: Path) -> Path:
     return root
 
 
-def _run_autograder(root: Path, python: str = sys.executable) -> dict:
+def _run_autograder(root: Path, python: str = sys.executable, log: list[str] | None = None) -> dict:
+    """Run the image's run_autograder; `log` gets what course staff read (its stdout and stderr)."""
     environment = dict(os.environ, AUTOGRADER_GRADESCOPE_ROOT=str(root), AUTOGRADER_GRADESCOPE_PYTHON=python)
     completed = subprocess.run([str(root / "run_autograder")], cwd=root, env=environment, capture_output=True,
                                text=True, timeout=900)
     assert completed.returncode == 0, completed.stderr
+    if log is not None:
+        log.append(completed.stdout + completed.stderr)
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
 
 
@@ -134,10 +138,14 @@ def test_an_unsolved_notebook_scores_zero_with_feedback(built, tmp_path):
     (root / "submission" / "my work").mkdir()  # any name, any folder
     shutil.copy(REPO / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", root / "submission" / "my work" / "hw.ipynb")
     (root / "submission" / "._hw.ipynb").write_bytes(b"\0\5\26\7")  # macOS's resource fork: ignored
-    data = _run_autograder(root)
+    log: list[str] = []
+    data = _run_autograder(root, log=log)
     _assert_gradescope_shape(data, built.max_score)
     assert data["score"] == 0
     assert all(t["status"] == "failed" and "not implemented" in t["output"] for t in data["tests"])
+    # The student reads the score and what to look at first; staff notes are true of an image without solutions.
+    assert data["output"].startswith(f"Score: 0 / {built.max_score:g}. Look at: "), data["output"][:300]
+    assert "as a Gradescope image must" in log[0] and "beside solutions/" not in log[0], log[0][-2000:]
 
 
 def test_no_notebook_scores_zero_and_says_what_to_submit(built, tmp_path):
@@ -145,7 +153,8 @@ def test_no_notebook_scores_zero_and_says_what_to_submit(built, tmp_path):
     (root / "submission" / "notes.txt").write_text("forgot the notebook")
     data = _run_autograder(root)
     assert data["score"] == 0 and data["extra_data"]["problem"] == "no_submission"
-    assert data["output"] == f"Your submission has no notebook: submit your notebook, {ASSIGNMENT}.ipynb."
+    assert data["output"] == (f"Score: 0 / {built.max_score:g}.\n"
+                              f"Your submission has no notebook: submit your notebook, {ASSIGNMENT}.ipynb.")
     assert sum(t["max_score"] for t in data["tests"]) == built.max_score
 
 
@@ -160,9 +169,12 @@ def test_a_grader_that_fails_gives_a_zero_with_the_reason(built, tmp_path):
     root = _unpack(built, tmp_path)
     (root / "source" / "grading.toml").write_text("not [ toml")
     shutil.copy(REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", root / "submission" / f"{ASSIGNMENT}.ipynb")
-    data = _run_autograder(root)
+    log: list[str] = []
+    data = _run_autograder(root, log=log)
     assert data["score"] == 0 and data["extra_data"]["problem"] == "grader_error"
-    assert "could not grade this submission" in data["output"] and "not valid TOML" in data["output"]
+    # The student reads that it is not their fault; the reason, which names the image's files, is for staff.
+    assert messages.text("gradescope.could_not_grade") in data["output"] and "not valid TOML" not in data["output"]
+    assert "not valid TOML" in log[0]
 
 
 def test_choosing_the_submission(tmp_path):

@@ -71,6 +71,7 @@ ENGLISH: dict[str, str] = {
     "batch.resume_reused": "--resume: reused {count} finished result(s) of the same student, file content and grading settings.",
     "batch.resume_regraded": "--resume: regrading {name}: {reason}.",
     "batch.no_solutions_beside_config": "No solutions/ folder beside {config}: the workers cannot build the store of JAX's own compiled programs from the kit's solutions, so every submission compiles them itself (about a second more each). Grades are the same. Keep grading.toml in the course directory, beside solutions/.",
+    "batch.no_solutions_in_image": "This image holds no solutions/ beside {config}, as a Gradescope image must: every submission compiles JAX's own programs itself (about a second more each). Grades are the same.",
     "batch.resume_reason.no_result": "no finished result yet",
     "batch.resume_reason.other_student": "its result belongs to {recorded}",
     "batch.resume_reason.content_changed": "the file changed since it was graded",
@@ -325,6 +326,14 @@ ENGLISH: dict[str, str] = {
     "nbgrader.sandbox_failed": "The sandboxed grader could not grade this notebook ({detail}), so this check scores 0 for now. This is not a problem with your notebook: course staff will grade it again.",
     "nbgrader.no_checks": "The sandboxed grader has no checks for `{function}`; this check cell scores 0. Course staff: check grading.toml and the notebook's check cells.",
     "nbgrader.not_run": "Not run: grading stopped at an earlier cell (see its error), so this cell scores 0.",
+    # --- Gradescope: the top of what the student reads, and the zeros of a run that could not grade ---
+    "gradescope.score_all_passed": "Score: {score:g} / {max_score:g}. Every check passed.",
+    "gradescope.score_look_at": "Score: {score:g} / {max_score:g}. Look at: {checks}. Each check's feedback is below.",
+    "gradescope.score_not_graded": "Score: {score:g} / {max_score:g}.",
+    "gradescope.more_checks": "and {count} more",
+    "gradescope.not_finished": "Grading did not finish: the autograder stopped before the end (Gradescope's time limit, or a crash). This submission scores 0 until it is graded again; tell course staff.",
+    "gradescope.no_notebook": "Your submission has no notebook: submit your notebook, {assignment}.ipynb.",
+    "gradescope.could_not_grade": "The autograder could not grade this submission, so it scores 0. This is not your fault: tell course staff, who can see why in the autograder's output.",
     "notebook.missing_function": "If its cell still says `raise NotImplementedError()`, it is not implemented yet; otherwise run that cell, and the cells above it, without errors.",
     # --- The student package (autograder/student/) ---------------------------
     "student.report_header": "{name} ({assignment}), checked on the public inputs of this release",

@@ -34,6 +34,7 @@ from typing import Callable
 
 from autograder.catalog import messages
 from autograder.check.results import SubmissionResult
+from autograder.grade.batch_env import IMAGE_WITHOUT_SOLUTIONS
 from autograder.grade.batch_progress import Progress, finished_from, summary
 from autograder.grade.result_provenance import changed_settings, content_digest, grading_settings
 from autograder.grade.unfinished_results import crashed_result, unreadable_result
@@ -385,7 +386,10 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
         return
     programs, own_store = shared_programs.batch_store(config, seed, sandbox)  # the workers' shared programs
     if not config.solutions_directory.is_dir():
-        print(messages.text("batch.no_solutions_beside_config", config=config.source), file=stream)
+        # A Gradescope image must hold no solutions: there, say what it costs, not to add them.
+        key = "batch.no_solutions_in_image" if os.environ.get(IMAGE_WITHOUT_SOLUTIONS) else \
+            "batch.no_solutions_beside_config"
+        print(messages.text(key, config=config.source), file=stream)
     handles: list[WorkerHandle] = []
     progress = None
     workers = worker_count(jobs, len(todo))

@@ -50,6 +50,9 @@ class GradingOptions:
     functions: AbstractSet[str] | None = None  # grade only these functions (a check cell); None: all
     name: str | None = None  # the result's name; default: the file's stem
     hints: str | None = None  # hint level; default grading.toml's grade_hints ($AUTOGRADER_HINTS wins)
+    # How the student's feedback names the file: its path inside what they handed in; default: its name.
+    # Never the grading machine's path (an instructor's home directory, a CI runner's workspace).
+    shown: str | None = None
 
     def __post_init__(self):
         if self.sandbox not in SANDBOX_MODES:
@@ -87,7 +90,7 @@ def grade_submission(path: Path | str, config: GradingConfig, options: GradingOp
     worker = worker or WorkerResources()
     name = options.name or path.stem
     try:
-        source = read(path)
+        source = read(path, options.shown or path.name)
         assignment = resolve_assignment(source, config.assignments, options.assignment)
     except SubmissionError as error:
         guessed = guess_assignment(path, config.assignments, options.assignment)

@@ -16,8 +16,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder.catalog import messages
+from autograder.grade.batch_env import IMAGE_WITHOUT_SOLUTIONS
 from autograder.integrations.atomic_file import replace_atomically
+from autograder.reports import grade_status
 
+# Checks named in the first line of what the student reads; the rest are counted.
+LOOK_AT_CHECKS = 5
 # Time for Python, JAX and pytest to start and for the worker's own steps, on top of the submission's limit.
 START_MARGIN_SECONDS = 180
 
@@ -33,9 +38,7 @@ def run(root: Path, assignment: str, config_path: Path, *, sandbox: str = "os", 
     root = Path(root)
     settings = {"visibility": visibility, "stdout_visibility": stdout_visibility}
     config = _load_config(config_path)
-    _write_results(root, failure_result(
-        "Grading did not finish: the autograder stopped before the end (Gradescope's time limit, or a crash). "
-        "This submission scores 0 until it is graded again; tell course staff.", assignment, config, **settings))
+    _write_results(root, failure_result(messages.text("gradescope.not_finished"), assignment, config, **settings))
     submission = find_submission(root / "submission", assignment)
     if isinstance(submission, str):
         data = failure_result(submission, assignment, config, problem="no_submission", **settings)
@@ -47,7 +50,9 @@ def run(root: Path, assignment: str, config_path: Path, *, sandbox: str = "os", 
                    "--out", out, "--jobs", "1", "--assignment", assignment, "--sandbox", sandbox]
         print("run_autograder: " + " ".join(command), flush=True)
         try:
-            completed = subprocess.run(command, capture_output=True, text=True, timeout=limit)
+            # The image holds no solutions, by design: the batch's staff note says so, not to add them.
+            environment = dict(os.environ, **{IMAGE_WITHOUT_SOLUTIONS: "1"})
+            completed = subprocess.run(command, capture_output=True, text=True, timeout=limit, env=environment)
             stdout, stderr, code = completed.stdout, completed.stderr, completed.returncode
             reason = _last_line(stderr) or f"`autograder grade` exited with status {code}"
         except subprocess.TimeoutExpired as expired:
@@ -67,8 +72,10 @@ def run(root: Path, assignment: str, config_path: Path, *, sandbox: str = "os", 
     else:
         if code == 0:
             reason = "`autograder grade` finished but wrote no result"
-        data = failure_result(f"The autograder could not grade this submission ({reason}), so it scores 0. "
-                              "This is not your fault: tell course staff.", assignment, config, **settings)
+        # The reason names the image's files and the kit's errors: course staff read it here, in the autograder's
+        # output; the student reads that it is not their fault.
+        print(f"run_autograder: could not grade the submission: {reason}", flush=True)
+        data = failure_result(messages.text("gradescope.could_not_grade"), assignment, config, **settings)
     _write_results(root, data)
     return data
 
@@ -85,7 +92,7 @@ def find_submission(directory: Path, assignment: str) -> Path | str:
     found = _gradable_files(directory)
     candidates = found[".ipynb"] or found[".py"]
     if not candidates:
-        return f"Your submission has no notebook: submit your notebook, {assignment}.ipynb."
+        return messages.text("gradescope.no_notebook", assignment=assignment)
     from autograder.load.submission_choice import choose_in_folder
 
     return choose_in_folder(candidates, assignment)[0]
@@ -134,9 +141,17 @@ def to_gradescope(result: dict, *, visibility: str = "visible", stdout_visibilit
         if isinstance(test.get("extra_data"), dict):  # "outcome": "not_checked" (results.json's own field)
             shown["extra_data"] = test["extra_data"]
         tests.append(shown)
+    extra = result.get("extra_data") if isinstance(result.get("extra_data"), dict) else {}
+    score = result.get("score", 0)
+    max_score = extra.get("max_score", sum(t.get("max_score", 0) for t in result.get("tests", [])))
+    looks = [t.get("name", "check") for t in result.get("tests", []) if t.get("status") != "passed"]
+    if not grade_status.of(result).graded:
+        looks = None  # its checks' zeros are no verdict on the notebook: the note below says why
+    with messages.using(extra.get("language")):  # the language of the feedback below it
+        first = score_line(score, max_score, looks)
     data = {
-        "score": result.get("score", 0),
-        "output": result.get("output", ""),
+        "score": score,
+        "output": "\n\n".join(part for part in (first, result.get("output", "")) if part),
         "output_format": "text",
         "visibility": visibility,
         "stdout_visibility": stdout_visibility,
@@ -161,13 +176,25 @@ def failure_result(reason: str, assignment: str | None, config=None, *, problem:
         max_score = config.assignment_total(assignment)
     return {
         "score": 0.0,
-        "output": reason,
+        "output": f"{score_line(0.0, max_score, None)}\n{reason}",
         "output_format": "text",
         "visibility": visibility,
         "stdout_visibility": stdout_visibility,
         "tests": tests,
         "extra_data": {"assignment": assignment, "max_score": max_score, "problem": problem},
     }
+
+
+def score_line(score: float, max_score: float, looks: list[str] | None) -> str:
+    """The first line the student reads: the score, and the checks to look at (`looks`; None: not graded)."""
+    if looks is None:
+        return messages.text("gradescope.score_not_graded", score=score, max_score=max_score)
+    if not looks:
+        return messages.text("gradescope.score_all_passed", score=score, max_score=max_score)
+    shown = looks[:LOOK_AT_CHECKS]
+    if len(looks) > LOOK_AT_CHECKS:
+        shown.append(messages.text("gradescope.more_checks", count=len(looks) - LOOK_AT_CHECKS))
+    return messages.text("gradescope.score_look_at", score=score, max_score=max_score, checks=", ".join(shown))
 
 
 def _load_config(path: Path):

@@ -71,14 +71,25 @@ class SubmissionSource:
     assignment_hint: str | None  # from notebook metadata, if any
     notes: tuple[str, ...]
     language: str | None = None  # the notebook's own language (metadata autograder.language), if any
+    shown: str = ""  # how messages name the file (see `read`); "" : its path
 
 
 _CHECK_CALL = re.compile(r"^\s*(from\s+autograder(\.\w+)*\s+import|import\s+autograder)", re.M)
 
 
-def read(path: Path | str) -> SubmissionSource:
-    """Read `path` into code cells; raise SubmissionError if it cannot be read."""
+def read(path: Path | str, shown: str | None = None) -> SubmissionSource:
+    """Read `path` into code cells; raise SubmissionError if it cannot be read.
+
+    `shown` is how the messages name the file: grading passes what the student handed in (its path
+    inside their submission), never the grading machine's path to it; `check` shows the path given.
+    """
     path = Path(path)
+    if shown is not None:
+        try:
+            source = read(path)
+        except SubmissionError as error:
+            raise SubmissionError(str(error).replace(str(path), shown)) from None
+        return dataclasses.replace(source, shown=shown)
     if path.is_dir():  # a common slip (`check my_folder`): say what it is, not that it is missing
         notebooks = sorted(path.glob("*.ipynb"))
         example = notebooks[0] if notebooks else path / "<notebook>.ipynb"
@@ -246,7 +257,7 @@ def resolve_assignment(source: SubmissionSource, known: list[str], override: str
         if candidate in known:
             return candidate
     raise SubmissionError(
-        messages.text("load.unknown_assignment", path=source.path, known=", ".join(known))
+        messages.text("load.unknown_assignment", path=source.shown or source.path, known=", ".join(known))
     )
 
 
