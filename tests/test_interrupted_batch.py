@@ -121,6 +121,8 @@ def _result(status=None, problem=None, finished=True, **extra) -> dict:
     (_result(problem="no_notebook", finished=None), grade_status.NO_NOTEBOOK, "no notebook"),
     (_result(problem="unreadable"), grade_status.NEEDS_A_LOOK, "unreadable notebook"),
     (_result(identity_notes=["who?"]), grade_status.NEEDS_A_LOOK, "who handed it in"),
+    (dict(_result(), output=messages.text("report.internal_error", error_type="KeyError", error="'x'")),
+     grade_status.NEEDS_A_LOOK, "grader error in a check"),
 ])
 def test_grades_csv_tells_a_real_zero_from_nothing_graded(result, status, reason):
     row = grades_csv.row(result)

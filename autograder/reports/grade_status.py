@@ -83,8 +83,9 @@ def _extra(data: object) -> dict:
 
 
 def _look(data: dict, extra: dict) -> str:
-    """Why a graded result needs a look (the class report's "Other submissions to look at"), in a few words."""
-    from autograder.reports import class_summary  # the report's own rules, so the two never disagree
+    """Why a graded result needs a look, in a few words: the class report's "Other submissions to look at"
+    (class_summary._needs_a_look), by the same fields and sentences."""
+    from autograder.reports.feedback_patterns import sentence_pattern
 
     if extra.get("identity_notes"):
         return "who handed it in"
@@ -92,4 +93,12 @@ def _look(data: dict, extra: dict) -> str:
         return "assignment mismatch"
     if extra.get("ignored_files"):
         return "other files not graded"
-    return "see report.html" if class_summary.build([data]).needs_a_look else ""
+    tests = data.get("tests") if isinstance(data.get("tests"), list) else []
+    texts = [data.get("output"), *(t.get("output") for t in tests if isinstance(t, dict) and t.get("status") != "passed")]
+    lines = [line for text in texts if isinstance(text, str) for line in text.splitlines()]
+    for reason, keys in (("changed the grader", ("load.tampered", "call.tampered")),
+                         ("grader error in a check", ("report.internal_error",))):
+        patterns = [sentence_pattern(key) for key in keys]
+        if any(p.search(line) for p in patterns for line in lines):
+            return reason
+    return ""
