@@ -32,6 +32,11 @@ from nbgrader.preprocessors import Execute, OverwriteCells
 from traitlets import Bool
 
 from autograder.catalog import messages
+from autograder.integrations import nbgrader_warnings
+
+# Every course configuration that uses the kit imports this module into the nbgrader process it configures:
+# from here on, nbgrader's known, harmless SAWarning is not printed three times per student.
+nbgrader_warnings.quiet()
 
 KERNEL_DIED = messages.text("nbgrader.kernel_died")
 KERNEL_STUCK = messages.text("nbgrader.kernel_stuck")

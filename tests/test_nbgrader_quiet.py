@@ -1,0 +1,66 @@
+"""`nbgrader autograde` with the kit's configuration prints no warning: no alarm that is not one.
+
+nbgrader 0.9.6 with the pinned SQLAlchemy warned three times per student
+("SAWarning: Object of type <SubmittedAssignment> not in session, add operation
+along 'Student.submissions' will not proceed"): a known, harmless pattern of
+nbgrader's gradebook, filtered exactly where nbgrader runs
+(integrations/nbgrader_warnings.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import warnings
+
+import nbformat
+import pytest
+from conftest import REPO
+
+from autograder.integrations import nbgrader_warnings
+from autograder.integrations.release import nbgrader_environment
+
+ASSIGNMENT = "01_immutable_updates"
+STUDENTS = ("ana", "ben", "cho")
+
+
+def _nbgrader(*args: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=nbgrader_environment(),
+                          capture_output=True, text=True, timeout=1800)
+
+
+@pytest.fixture(scope="module")
+def autograded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    shutil.copytree(REPO / "solutions" / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
+    generated = _nbgrader("generate_assignment", ASSIGNMENT, cwd=root)
+    assert generated.returncode == 0, generated.stderr[-3000:]
+    released = nbformat.read(root / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for student in STUDENTS:
+        path = root / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(released, path)
+    return _nbgrader("autograde", ASSIGNMENT, cwd=root)
+
+
+def test_autograde_of_three_students_prints_no_warning(autograded):
+    assert autograded.returncode == 0, autograded.stderr[-5000:]
+    lines = [line for line in autograded.stderr.splitlines() if "Warning" in line or "[WARNING]" in line]
+    assert not lines, "\n".join(lines[:10])
+
+
+def test_only_the_known_warning_is_filtered():
+    from sqlalchemy.exc import SAWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nbgrader_warnings.quiet()
+        warnings.warn("Object of type <SubmittedAssignment> not in session, add operation along "
+                      "'Student.submissions' will not proceed", SAWarning)
+        warnings.warn("Object of type <SubmittedAssignment> not in session, add operation along "
+                      "'Student.submissions' will not proceed", UserWarning)
+        warnings.warn("Some other SQLAlchemy warning", SAWarning)
+    assert [(w.category.__name__, str(w.message)[:22]) for w in caught] == [
+        ("UserWarning", "Object of type <Submit"), ("SAWarning", "Some other SQLAlchemy ")]
