@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 from conftest import REPO
@@ -60,3 +61,25 @@ def test_a_changed_or_missing_release_is_not_skipped(config, monkeypatch, change
     if changed == "output":
         monkeypatch.setattr(release, "_released", lambda assignment: [REPO / "assignments" / "missing.ipynb"])
     assert not release._unchanged(config, ASSIGNMENT)
+
+
+def test_the_committed_manifest_is_current(config):
+    """A change to what an assignment's release is made from (its solutions, its points, the release code)
+    is committed with its release: else every fresh clone's `autograder release` redoes it, and rewrites the
+    tracked manifest. Run `autograder release` and commit assignments/ with the change."""
+    recorded = release_manifest.read()
+    stale = [a for a in config.assignments
+             if recorded.get(a) != release_manifest.inputs_hash(config, a, release._sources(a))]
+    assert not stale, f"assignments/release-manifest.json is stale for {stale}: run `autograder release` and commit"
+
+
+def test_release_on_an_unchanged_clone_skips_everything_and_leaves_git_status_clean(tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(clone)], check=True)
+    completed = subprocess.run([sys.executable, "-m", "autograder", "release"], cwd=clone, capture_output=True,
+                               text=True, timeout=1800)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    skipped = [line for line in completed.stdout.splitlines() if "unchanged since its last release" in line]
+    assert len(skipped) == len(release_manifest.read(clone)), completed.stdout
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True)
+    assert status.stdout == "", status.stdout
