@@ -63,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         add(commands)
     for command in commands.choices.values():  # every command, including any added above this line
         _add_common_options(command, default=argparse.SUPPRESS)
+    messages.translate_help(parser)
     return parser
 
 

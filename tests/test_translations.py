@@ -128,10 +128,12 @@ def test_help_of_check_is_in_the_language_asked_for(main, monkeypatch, capsys):
     monkeypatch.setenv(messages.LANGUAGE_VARIABLE, "en")  # --lang wins, and the test leaves the variable as it was
     korean = messages.catalog("ko")
     for argv, keys in ((["--lang", "ko", "check", "--help"], ("cli.help_check_path", "cli.help_exercise",
-                                                              "cli.help_assignment")),
+                                                              "cli.help_assignment", "cli.help_usage",
+                                                              "cli.help_options", "cli.help_help")),
                        (["--lang=ko", "--help"], ("cli.help_check", "cli.help_lang"))):
         with pytest.raises(SystemExit):
             main(argv)
         shown = " ".join(capsys.readouterr().out.split())  # argparse wraps the lines
         missing = [key for key in keys if " ".join(korean[key].split()) not in shown]
         assert not missing, f"{argv}: not in Korean: {missing}\n{shown}"
+        assert "usage:" not in shown and "show this help" not in shown, shown

@@ -15,6 +15,7 @@ grading.toml's `[feedback]` sets the level for `check` and for grading.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import contextvars
 import os
@@ -110,6 +111,11 @@ ENGLISH: dict[str, str] = {
     "cli.help_config": "grading.toml to use",
     "cli.help_lang": "language of feedback: en or ko (default: $AUTOGRADER_LANG, else the notebook's own, else en)",
     "cli.help_hints": "how much a hint shows: idea, api (the API to read about) or recipe (worked code); default: grading.toml's [feedback]",
+    # argparse's own words in a command's --help (its English ones, as Python 3.11 prints them).
+    "cli.help_usage": "usage: ",
+    "cli.help_positionals": "positional arguments",
+    "cli.help_options": "options",
+    "cli.help_help": "show this help message and exit",
     # --- Sharding a class over several machines (grade --shard, merge) ---------
     "shard.bad_spec": "--shard takes K/N: shard K of N, K counting from 0 (0 to N-1), N from 1 to {maximum}; got {given}.",
     "shard.needs_seed": "--shard needs a seed every shard shares, or each would draw its own: pass the same --seed to every shard (or set {variable}, or an integer [seeds] grade in grading.toml).",
@@ -478,6 +484,25 @@ def language_argument(argv: list[str]) -> str | None:
         if argument.startswith("--lang="):
             return argument.split("=", 1)[1]
     return None
+
+
+def translate_help(parser: argparse.ArgumentParser) -> None:
+    """`parser`'s and its commands' --help frame in the current language: the usage prefix, the two option
+    groups' titles and -h's own help (argparse writes them in English, whatever the language)."""
+
+    class Formatter(parser.formatter_class):  # type: ignore[name-defined,misc]
+        def add_usage(self, usage, actions, groups, prefix=None):
+            super().add_usage(usage, actions, groups, text("cli.help_usage") if prefix is None else prefix)
+
+    parser.formatter_class = Formatter
+    parser._positionals.title = text("cli.help_positionals")
+    parser._optionals.title = text("cli.help_options")
+    for action in parser._actions:
+        if "-h" in action.option_strings:
+            action.help = text("cli.help_help")
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                translate_help(command)
 
 
 def choose(name: str | None) -> None:

@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--assignment", help=messages.text("cli.help_assignment"))
     check.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # accepted; the inputs are the recorded ones
     check.set_defaults(command=_check)
+    messages.translate_help(parser)
     args = parser.parse_args(argv)
     if args.lang:
         os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(args.lang) or "en"
