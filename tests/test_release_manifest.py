@@ -83,3 +83,21 @@ def test_release_on_an_unchanged_clone_skips_everything_and_leaves_git_status_cl
     assert len(skipped) == len(release_manifest.read(clone)), completed.stdout
     status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True)
     assert status.stdout == "", status.stdout
+
+
+def test_the_hash_follows_only_the_release_code_that_makes_the_released_notebooks(config, tmp_path):
+    module = tmp_path / release_manifest.RELEASE_MODULE
+    module.parent.mkdir(parents=True)
+    text = (REPO / release_manifest.RELEASE_MODULE).read_text()
+    module.write_text(text)
+    first = release_manifest.inputs_hash(config, ASSIGNMENT, [], root=tmp_path)
+    assert set(release_manifest.RELEASED_BY) <= {
+        line.split("(")[0].split(" = ")[0].removeprefix("def ") for line in text.splitlines()}, "every name exists"
+    # The student package's data is made by the same module, and changes no released notebook.
+    module.write_text(text.replace('"format": recorded.FORMAT', '"format": recorded.FORMAT, "new": 1'))
+    assert module.read_text() != text
+    assert release_manifest.inputs_hash(config, ASSIGNMENT, [], root=tmp_path) == first
+    module.write_text(text.replace('"generate_assignment", assignment, "--force",',
+                                   '"generate_assignment", assignment, "--force", "--debug",', 1))
+    assert module.read_text() != text
+    assert release_manifest.inputs_hash(config, ASSIGNMENT, [], root=tmp_path) != first
