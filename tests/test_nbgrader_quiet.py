@@ -58,9 +58,9 @@ def test_only_the_known_warning_is_filtered():
         warnings.simplefilter("always")
         nbgrader_warnings.quiet()
         warnings.warn("Object of type <SubmittedAssignment> not in session, add operation along "
-                      "'Student.submissions' will not proceed", SAWarning)
+                      "'Student.submissions' will not proceed", SAWarning, stacklevel=1)
         warnings.warn("Object of type <SubmittedAssignment> not in session, add operation along "
-                      "'Student.submissions' will not proceed", UserWarning)
-        warnings.warn("Some other SQLAlchemy warning", SAWarning)
+                      "'Student.submissions' will not proceed", UserWarning, stacklevel=1)
+        warnings.warn("Some other SQLAlchemy warning", SAWarning, stacklevel=1)
     assert [(w.category.__name__, str(w.message)[:22]) for w in caught] == [
         ("UserWarning", "Object of type <Submit"), ("SAWarning", "Some other SQLAlchemy ")]

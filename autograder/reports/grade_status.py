@@ -94,7 +94,8 @@ def _look(data: dict, extra: dict) -> str:
     if extra.get("ignored_files"):
         return "other files not graded"
     tests = data.get("tests") if isinstance(data.get("tests"), list) else []
-    texts = [data.get("output"), *(t.get("output") for t in tests if isinstance(t, dict) and t.get("status") != "passed")]
+    failed = [test for test in tests if isinstance(test, dict) and test.get("status") != "passed"]
+    texts = [data.get("output"), *(test.get("output") for test in failed)]
     lines = [line for text in texts if isinstance(text, str) for line in text.splitlines()]
     for reason, keys in (("changed the grader", ("load.tampered", "call.tampered")),
                          ("grader error in a check", ("report.internal_error",))):

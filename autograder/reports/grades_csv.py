@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-
 import posixpath
 
 from autograder.reports import grade_status

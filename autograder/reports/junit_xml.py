@@ -26,9 +26,10 @@ each is a failure with that reason; its `problem` is a property and the
 failure's type. A submission that was not graded at all (reports.grade_status:
 the batch was interrupted, the machine too busy, the kit failed) is no
 failure of the student's: each of its checks is an <error> of type
-"not graded", so CI still goes red but no reporter counts a failed check. A result without any check (its assignment was not known)
-becomes one failing testcase named "grading" with the reason, so a broken
-submission is never an empty, green suite. Per-check times are not
+"not graded", so CI still goes red but no reporter counts a failed check.
+A result without any check (its assignment was not known) becomes one
+failing testcase named "grading" with the reason, so a broken submission is
+never an empty, green suite. Per-check times are not
 measured, so testcases carry no time; a suite's time is the submission's
 grading time when the result records it.
 
