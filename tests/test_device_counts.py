@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from autograder import grading_config
+from autograder.check.device_runs import DeviceRun, merged_outcomes
 from autograder.check.placement_checks import assert_spread
 from autograder.check.pytest_plugin import CheckOutcome
-from autograder.grade.device_runs import DeviceRun, merged_outcomes
 from autograder.protocol.placements import Placement
 
 

@@ -350,6 +350,18 @@ ENGLISH: dict[str, str] = {
     "student.install_comment": "Installs the checks of this notebook (the `autograder` package) when they are missing, e.g. on Colab.",
     "student.check_cell_comment": "ModuleNotFoundError here? Run the install cell at the top of the notebook first.",
     "student.data_missing": "The checks of {assignment} could not be read ({detail}). Reinstall the package.",
+    # Why no check runs with this Python's JAX (autograder/student/jax_support.py); {then} is one of the two after them.
+    "student.jax_missing": "JAX is not installed in this Python, and the checks need it. Run `{install}`, then {then}.",
+    "student.jax_broken": "JAX is installed but does not import ({error}). Run `{install}`, then {then}.",
+    "student.jax_unsupported": "This Python has JAX {found}; the checks of this notebook support JAX {lowest} and newer, below {beyond}. Run `{install}`, then {then}.",
+    "student.jax_mismatched": "This Python has jax {jax} with jaxlib {jaxlib}, which come from different JAX releases. Run `{install}`, then {then}.",
+    "student.absl_missing": "JAX {found} needs the absl-py package to export programs, which the checks do. Run `{install}`, then {then}.",
+    "student.jax_then_notebook": "restart the kernel and run this cell again",
+    "student.jax_then_command": "run the same command again",
+    "student.internal_error": "The checks themselves failed here, not your code ({error_type}: {error}). Report this message to course staff with these versions: {versions}.",
+    "student.kit_failed": "The checks themselves failed, not your code ({error}). Report this message to course staff with these versions: {versions}.",
+    "student.kernel_devices": "Checked with this kernel's {devices} CPU device(s). Grading checks this assignment with {counts} devices, each in a fresh process, and so does `autograder check` on the saved notebook: a device count written into the code loses points there.",
+    "student.device_counts_joined": "{first} and {last}",
     # --- Reports ------------------------------------------------------------
     "report.header": "{name} ({assignment}), hidden-input seed {seed}",
     "report.total": "Total: {score:g} / {max_score:g}",

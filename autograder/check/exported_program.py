@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from autograder.cleanroom.programs import ProgramTable
+from autograder.cleanroom.programs import PARTITIONER_ANNOTATIONS, ProgramTable
 from autograder.protocol import wire_format
 from autograder.protocol.placements import Placement, placement_of
 from autograder.protocol.program_facts import LOOP_CONSTRUCTS, ProgramFacts
@@ -67,7 +67,7 @@ class InProcessPrograms:
     def __init__(self):
         import jax
 
-        self._table = ProgramTable(devices=jax.device_count())
+        self._table = ProgramTable(devices=jax.device_count(), annotations=PARTITIONER_ANNOTATIONS)
 
     def load(self, data: bytes, cpu_seconds: float) -> _InProcessProgram:
         return _InProcessProgram(*self._table.load(data))
@@ -76,20 +76,42 @@ class InProcessPrograms:
             cpu_seconds: float, gradient: bool = False) -> Any:
         import jax
 
-        inputs = wire_format.decode(skeleton, arrays, make_array=jax.device_put,
-                                    make_key=lambda key_data, impl: jax.random.wrap_key_data(key_data, impl=impl))
-        out = self._table.run(program.handle, list(inputs["args"]), dict(inputs["kwargs"]), gradient=gradient)
+        args, kwargs = self._inputs(program, skeleton, arrays)
+        out = self._table.run(program.handle, args, kwargs, gradient=gradient)
         return jax.tree.map(_to_numpy, out)
 
     def run_placed(self, program: _InProcessProgram, data: bytes, skeleton: Any, arrays: list[np.ndarray],
                    cpu_seconds: float) -> tuple[Any, list[Placement]]:
         import jax
 
-        inputs = wire_format.decode(skeleton, arrays, make_array=jax.device_put,
-                                    make_key=lambda key_data, impl: jax.random.wrap_key_data(key_data, impl=impl))
-        out = self._table.run(program.handle, list(inputs["args"]), dict(inputs["kwargs"]))
+        args, kwargs = self._inputs(program, skeleton, arrays)
+        out = self._table.run(program.handle, args, kwargs)
         placements = [placement_of(leaf) for leaf in jax.tree.leaves(out) if isinstance(leaf, jax.Array)]
         return jax.tree.map(_to_numpy, out), placements
+
+
+    def _inputs(self, program: _InProcessProgram, skeleton: Any, arrays: list[np.ndarray]) -> tuple[list, dict]:
+        """The program's traced arguments; each key as its data where the program takes key data (a program
+        exported by a JAX before 0.6, which cannot serialize typed keys: child.older_jax_exports)."""
+        import jax
+
+        inputs = wire_format.decode(skeleton, arrays, make_array=jax.device_put,
+                                    make_key=lambda key_data, impl: jax.random.wrap_key_data(key_data, impl=impl))
+        traced = (list(inputs["args"]), dict(inputs["kwargs"]))
+        leaves, treedef = jax.tree.flatten(traced)
+        avals = self._table.input_types(program.handle)
+        if len(avals) == len(leaves):
+            leaves = [jax.random.key_data(leaf) if _is_key(leaf) and not _is_key(aval) else leaf
+                      for leaf, aval in zip(leaves, avals, strict=True)]
+        args, kwargs = jax.tree.unflatten(treedef, leaves)
+        return args, kwargs
+
+
+def _is_key(value: Any) -> bool:
+    import jax
+
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
 
 
 def _to_numpy(leaf: Any) -> np.ndarray:

@@ -21,7 +21,7 @@ from autograder.check.exported_program import Placement, ProgramFacts, ProgramRe
 from autograder.check.jax_error_hints import hint_for
 from autograder.check.typed_key import TypedKey
 from autograder.protocol import requests, wire_format
-from autograder.protocol.errors import ChildError, ErrorKind, TransportFailure
+from autograder.protocol.errors import ChildError, ErrorKind, KitFault, TransportFailure
 
 
 class StudentCodeError(AssertionError):
@@ -222,6 +222,23 @@ class Submission:
             program, exported.data, skeleton, arrays, self._transport.call_seconds), function, call)
         return program.facts, value, placements
 
+    def placed_call(self, function: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, *,
+                    rows_sharded: Sequence[int] = ()) -> list[Placement]:
+        """Where `function(*args, **kwargs)`, called as written in the student's process, puts each output leaf.
+
+        What that process says about itself: only the student package asks, in the student's own process,
+        on a JAX whose jit loses placements (student/jax_support.py); grading uses `placed_run`.
+        """
+        kwargs = dict(kwargs or {})
+        skeleton, arrays = _encode({"args": tuple(args), "kwargs": kwargs})
+        request = requests.Call(function, skeleton, rows_sharded=tuple(rows_sharded), placements=True)
+        call = describe_call(function, args, kwargs)
+        answer, _ = self._send(request, arrays, call)
+        try:
+            return [Placement.from_wire(raw) for raw in answer.get("placements", [])]
+        except ValueError as error:
+            raise StudentCodeError(messages.text("call.bad_output", call=call, detail=error)) from None
+
     def program_gradient(
         self,
         function: str,
@@ -369,6 +386,8 @@ class Submission:
         if answer.get("ok") is True:
             return answer, out_arrays
         error = ChildError.from_wire(answer.get("error"))
+        if error.kind is ErrorKind.KIT:  # not the student's: the check's internal error, without a hint
+            raise KitFault(error.message)
         if error.kind is ErrorKind.TIMEOUT:
             timeout = TransportFailure(ErrorKind.TIMEOUT, error.message)
             raise StudentCodeError(_transport_feedback(timeout, call, self._transport))

@@ -21,7 +21,7 @@ import numpy as np
 from autograder.child.cell_execution import LoadReport, raised_by_stub
 from autograder.child.time_limits import MachineTooBusy, TimeLimitExceeded
 from autograder.protocol import requests, wire_format
-from autograder.protocol.errors import ChildError, ErrorKind
+from autograder.protocol.errors import ChildError, ErrorKind, KitFault
 
 MAX_MESSAGE = 2000
 
@@ -55,6 +55,8 @@ class Executor:
             return _encode_result(result)
         except _Refusal as refusal:
             return failure(refusal.error)
+        except KitFault as fault:
+            return failure(ChildError(ErrorKind.KIT, message=str(fault)[:MAX_MESSAGE]))
         except MachineTooBusy:  # in-process only: the wall-clock backstop, with CPU time left
             return failure(ChildError(ErrorKind.BUSY))
         except TimeLimitExceeded as limit:  # message "stalled": it slept or waited, not used its CPU time
@@ -99,6 +101,11 @@ class Executor:
         checking = jax.debug_key_reuse(True) if request.key_reuse_check else contextlib.nullcontext()
         with checking:
             value = jax.block_until_ready(target(*args, **kwargs))
+        if request.placements is True:
+            from autograder.protocol.placements import placement_of
+
+            placed = [placement_of(leaf).to_wire() for leaf in jax.tree.leaves(value) if isinstance(leaf, jax.Array)]
+            return {"value": value, "placements": placed}
         return {"value": value}
 
     def _trace(self, request: requests.Trace, arrays: list) -> dict:
@@ -116,8 +123,11 @@ class Executor:
 
     def _export(self, request: requests.Export, arrays: list) -> tuple[dict, list]:
         import jax
-        from jax import export
 
+        try:
+            from jax import export
+        except ImportError as error:  # before JAX 0.6 it needs absl-py: the installation's fault
+            raise KitFault(f"jax.export does not import: {type(error).__name__}: {error}") from None
         fn = self._function(request)
         args, kwargs = self._arguments(request, arrays)
         static_argnums, static_argnames = request.static_argnums, request.static_argnames
@@ -125,18 +135,25 @@ class Executor:
         abstract_args = [a if i in static_argnums else _abstract(a, rows if i in request.rows_sharded else None)
                          for i, a in enumerate(args)]
         abstract_kwargs = {k: v if k in static_argnames else _abstract(v) for k, v in kwargs.items()}
-        from autograder.child import jaxpr_walk
+        from autograder.child import jaxpr_walk, older_jax_exports
 
+        if older_jax_exports.needs_key_data(abstract_args, abstract_kwargs):  # JAX before 0.6
+            fn, abstract_args, abstract_kwargs = older_jax_exports.over_key_data(
+                fn, abstract_args, abstract_kwargs, static_argnums, static_argnames)
         jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
         try:
-            # Traced first for the claim below; jax.export's own trace of the same jit object then reuses it.
-            traced = jitted.trace(*abstract_args, **abstract_kwargs)
-            exported = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs)
-            program = exported.serialize(vjp_order=1 if request.with_gradient is True else 0)
-        except NotImplementedError as error:  # JAX cannot export Python callbacks
-            if "callback" not in str(error):
-                raise
-            raise _Refusal(ChildError(ErrorKind.HOST_CALLBACK, function=request.function)) from None
+            with older_jax_exports.pmap_through_shard_map():  # JAX before 0.8
+                # Traced first for the claim below; jax.export's own trace of the same jit object then reuses it.
+                traced = jitted.trace(*abstract_args, **abstract_kwargs)
+                exported = export.export(jitted, platforms=["cpu"])(*abstract_args, **abstract_kwargs)
+                program = exported.serialize(vjp_order=1 if request.with_gradient is True else 0)
+        except NotImplementedError as error:
+            if "callback" in str(error):  # JAX cannot export Python callbacks
+                raise _Refusal(ChildError(ErrorKind.HOST_CALLBACK, function=request.function)) from None
+            if "pmap_nreps" in str(error):  # an older JAX's pmap (made before the export): JAX's limit, not theirs
+                raise KitFault(f"JAX {jax.__version__} cannot export a program holding this jax.pmap "
+                               "(JAX 0.8 and newer can); grading uses a newer JAX") from None
+            raise
         # Which loop construct the program's one loop operation came from (Submission.trace): saves a Trace.
         claimed = sorted(jaxpr_walk.primitive_names(traced.jaxpr))
         return {"ok": True, "primitives": claimed}, [np.frombuffer(bytes(program), dtype=np.uint8)]

@@ -58,6 +58,18 @@ def _eager_primitive_dispatch() -> bool:
     return False
 
 
+def _timer_fun_name() -> str:
+    """The traced function's name where JAX's event does not carry it (JAX before 0.6: its only record is
+    the `log_elapsed_time` timer that reports the event, found on the stack; see student/jax_support.py)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        timer = frame.f_locals.get("self") if frame.f_code.co_name == "__exit__" else None
+        if type(timer).__name__ == "LogElapsedTimeContextManager":
+            return str(getattr(timer, "fun_name", ""))
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
+    return ""
+
+
 @contextlib.contextmanager
 def trace_events():
     """Collect the names of every function JAX traces inside the block.
@@ -69,7 +81,7 @@ def trace_events():
 
     def listener(event: str, duration: float, **kwargs: Any) -> None:
         if event == TRACE_EVENT and not _eager_primitive_dispatch():
-            names.append(str(kwargs.get("fun_name", "")))
+            names.append(str(kwargs["fun_name"] if "fun_name" in kwargs else _timer_fun_name()))
 
     jax.monitoring.register_event_duration_secs_listener(listener)
     try:

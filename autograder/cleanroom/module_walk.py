@@ -15,12 +15,25 @@ from typing import Any, Iterator
 from autograder.protocol.program_facts import CONSTRUCTS_BY_OPERATION, ProgramFacts
 
 
+class ModuleUnreadable(ValueError):
+    """MLIR could not parse the program's module: the program's fault (its bytes), not the kit's."""
+
+
 def facts_of(exported: Any) -> ProgramFacts:
-    """The ProgramFacts of a deserialized `jax.export.Exported`."""
+    """The ProgramFacts of a deserialized `jax.export.Exported`.
+
+    Raises ModuleUnreadable when its module does not parse; any other exception is the walk's own
+    failure, which the caller reports as the kit's (protocol.errors.KitFault).
+    """
     from jax._src.interpreters import mlir
 
     with mlir.make_ir_context():
-        module = _parsed_module(exported)
+        try:
+            module = _parsed_module(exported)
+        except RecursionError:
+            raise
+        except Exception as error:  # whatever MLIR's parser raises on bytes it cannot read
+            raise ModuleUnreadable(type(error).__name__) from None
         names: set[str] = set()
         count = largest = 0
         targets: set[str] = set()
@@ -38,15 +51,27 @@ def facts_of(exported: Any) -> ProgramFacts:
 
 
 def _parsed_module(exported: Any):
-    """The module as MLIR objects: jaxlib's deserializer of portable artifacts, or MLIR's parser on older jaxlib."""
+    """The module as MLIR objects.
+
+    jaxlib 0.10 deserializes the portable artifact into a module; older
+    jaxlibs (see autograder/student/jax_support.py) return it as text, or
+    have no such function, and the text is parsed by MLIR's own parser.
+    """
+    from jax._src.lib.mlir import ir
+
+    deserialize = _portable_artifact_deserializer()
+    module = deserialize(exported.mlir_module_serialized) if deserialize else exported.mlir_module()
+    if isinstance(module, (str, bytes)):
+        return ir.Module.parse(module)
+    return module
+
+
+def _portable_artifact_deserializer():
     try:
         from jax._src.lib import _jax
-
-        return _jax.mlir.deserialize_portable_artifact(exported.mlir_module_serialized)
-    except (ImportError, AttributeError):  # an older jaxlib (the student package allows 0.6.2)
-        from jax._src.lib.mlir import ir
-
-        return ir.Module.parse(exported.mlir_module())
+    except ImportError:  # jaxlib before 0.6.1 names its extension xla_extension
+        from jax._src.lib import xla_extension as _jax
+    return getattr(getattr(_jax, "mlir", None), "deserialize_portable_artifact", None)
 
 
 def _operations(root) -> Iterator[Any]:

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from autograder.cleanroom.module_walk import ModuleUnreadable
+from autograder.protocol.errors import KitFault
 from autograder.protocol.program_facts import ProgramFacts
 from autograder.protocol.program_failures import ProgramRefused
 
@@ -26,13 +28,19 @@ MAX_LOADED = 256  # programs kept loaded; the least recently used go first
 PYTHON_CALLBACK_TARGETS = frozenset({"xla_python_cpu_callback", "xla_ffi_python_cpu_callback",
                                      "xla_python_gpu_callback", "xla_ffi_python_gpu_callback",
                                      "xla_ffi_partitioned_python_cpu_callback"})
+# Custom calls that are annotations for XLA's partitioner, removed before anything runs. JAX before 0.7
+# writes shardings and shard_map's boundaries this way (from 0.7, as Shardy operations); only a student's
+# own process accepts them (InProcessPrograms, for JAX in the student package's range): the grader's
+# runner, on the pinned JAX, has no honest use for them and refuses every custom call.
+PARTITIONER_ANNOTATIONS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"})
 
 
 class ProgramTable:
     """Loaded programs by handle (the SHA-256 of their bytes), for one process."""
 
-    def __init__(self, devices: int = 1):
+    def __init__(self, devices: int = 1, annotations: frozenset[str] = frozenset()):
         self._devices = devices
+        self._annotations = annotations  # custom-call targets accepted as partitioner annotations
         # handle -> (the deserialized program, its facts)
         self._loaded: collections.OrderedDict[str, tuple[Any, ProgramFacts]] = collections.OrderedDict()
         # One jit object per loaded multi-device program: jit caches its compilation by the function, and
@@ -40,7 +48,11 @@ class ProgramTable:
         self._calls: dict[str, Any] = {}
 
     def load(self, data: bytes) -> tuple[str, ProgramFacts]:
-        """Deserialize and check `data`; its handle and facts. Raises ProgramRefused."""
+        """Deserialize and check `data`; its handle and facts.
+
+        Raises ProgramRefused for a program that is not run (unreadable bytes among them), KitFault when
+        the kit fails to read the facts of a program that parsed.
+        """
         from jax import export
 
         if len(data) > MAX_PROGRAM_BYTES:
@@ -51,18 +63,30 @@ class ProgramTable:
             # same program): the same program and facts, so it is neither parsed nor checked again.
             self._loaded.move_to_end(handle)
             return handle, self._loaded[handle][1]
+        exported = None
         try:
             exported = export.deserialize(bytearray(data))
             facts = _facts(exported)
         except RecursionError:
             raise ProgramRefused("unreadable", "nested too deeply") from None
-        except Exception as error:  # malformed bytes: whatever the parser raises, it is not a program we run
-            raise ProgramRefused("unreadable", type(error).__name__) from None
-        _refuse_what_the_grader_does_not_run(exported, facts, self._devices)
+        except (ProgramRefused, KitFault):
+            raise
+        except ModuleUnreadable as unreadable:
+            raise ProgramRefused("unreadable", str(unreadable)) from None
+        except Exception as error:
+            if exported is None:  # malformed bytes: whatever the deserializer raises, it is not a program we run
+                raise ProgramRefused("unreadable", type(error).__name__) from None
+            # The program parsed; reading its facts failed: the kit's code, not the student's program.
+            raise KitFault(f"reading the program's facts failed: {type(error).__name__}: {error}"[:300]) from None
+        _refuse_what_the_grader_does_not_run(exported, facts, self._devices, self._annotations)
         self._loaded[handle] = (exported, facts)
         while len(self._loaded) > MAX_LOADED:
             self._calls.pop(self._loaded.popitem(last=False)[0], None)
         return handle, facts
+
+    def input_types(self, handle: str) -> tuple:
+        """The loaded program's flat input types (`Exported.in_avals`). KeyError if `handle` is not loaded."""
+        return tuple(self._loaded[handle][0].in_avals)
 
     def _call_of(self, handle: str, exported: Any) -> Any:
         if exported.nr_devices <= 1:
@@ -117,14 +141,18 @@ def _facts(exported) -> ProgramFacts:
     facts = facts_of(exported)
     if not exported.has_vjp():
         return facts
-    derivative = exported.vjp()
+    try:
+        derivative = exported.vjp()
+    except Exception as error:  # the derivative program's bytes: the program's, like its own
+        raise ModuleUnreadable(f"derivative program: {type(error).__name__}") from None
     if derivative.has_vjp():
         raise ProgramRefused("unreadable", "derivative programs nested more than one level deep")
     targets = facts.custom_call_targets | facts_of(derivative).custom_call_targets
     return dataclasses.replace(facts, custom_call_targets=targets)
 
 
-def _refuse_what_the_grader_does_not_run(exported, facts: ProgramFacts, devices: int) -> None:
+def _refuse_what_the_grader_does_not_run(exported, facts: ProgramFacts, devices: int,
+                                         annotations: frozenset[str]) -> None:
     if "cpu" not in exported.platforms:
         raise ProgramRefused("platform", ", ".join(map(str, exported.platforms))[:100])
     if facts.nr_devices > devices:
@@ -132,8 +160,9 @@ def _refuse_what_the_grader_does_not_run(exported, facts: ProgramFacts, devices:
     callbacks = facts.custom_call_targets & PYTHON_CALLBACK_TARGETS
     if callbacks:
         raise ProgramRefused("callback", ", ".join(sorted(callbacks)))
-    if facts.custom_call_targets:
-        raise ProgramRefused("custom_call", ", ".join(sorted(facts.custom_call_targets))[:200])
+    native = facts.custom_call_targets - annotations
+    if native:
+        raise ProgramRefused("custom_call", ", ".join(sorted(native))[:200])
 
 
 def _placer(devices: int):

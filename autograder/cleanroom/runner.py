@@ -23,6 +23,7 @@ import signal
 
 from autograder.cleanroom.programs import ProgramTable
 from autograder.protocol import framing, program_requests, wire_format
+from autograder.protocol.errors import KitFault
 from autograder.protocol.placements import placement_of
 from autograder.protocol.program_failures import ProgramRefused
 from autograder.protocol.requests import RequestError
@@ -100,6 +101,8 @@ def _load(table: ProgramTable, arrays: list) -> tuple[dict, list]:
         handle, facts = table.load(arrays[0].tobytes())
     except ProgramRefused as refused:
         return {"ok": False, "refused": refused.reason, "detail": refused.detail[:300]}, []
+    except KitFault as fault:  # the kit's reading of a parsed program failed: said as such, not as a refusal
+        return {"ok": False, "kit_fault": str(fault)[:300]}, []
     return {"ok": True, "handle": handle, "facts": facts.to_wire()}, []
 
 

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, AbstractSet, Callable
 
 from autograder.catalog import messages
+from autograder.check.device_runs import DeviceRun, merged_outcomes
 from autograder.check.gated_checks import mark_not_checked
 from autograder.check.pytest_plugin import CheckOutcome
 from autograder.check.results import CheckResult, SubmissionResult
 from autograder.check.runner import run_checks
 from autograder.check.said_once import say_each_thing_once
 from autograder.check.submission import Submission
-from autograder.grade.device_runs import DeviceRun, merged_outcomes
 from autograder.grade.unfinished_results import unreadable_result
 from autograder.grading_config import GradingConfig
 from autograder.load import example_cells

@@ -191,14 +191,19 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
     if seed in config.seed_policy.values():
         raise recording.RecordingError(f"grading.toml's [seeds] uses {seed}, the student package's public seed")
     for assignment in names:
-        if config.device_counts(assignment):
-            _record_with_devices(assignment, config, data_dir, seed, root, max(config.device_counts(assignment)))
+        counts = config.device_counts(assignment)
+        for count in counts:  # the largest under the assignment's own name, for kernels of any count
+            name = assignment if count == max(counts) else recorded.record_name(assignment, count)
+            _record_with_devices(assignment, config, data_dir, seed, root, count, name)
+        if counts:
             continue
         record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root), seed)
         recorded.write(data_dir, assignment, record, arrays)
     recorded.write_index(data_dir, {
         "format": recorded.FORMAT, "seed": seed, "hints": config.hint_level("check"),
         "assignments": {a: config.points[a] for a in names},
+        # The device counts grading uses ([devices]): `autograder check` checks with each (student.device_checks).
+        "devices": {a: list(config.device_counts(a)) for a in names if config.device_counts(a)},
         "limits": {"submission_seconds": config.limits.submission_seconds, "load_seconds": config.limits.load_seconds,
                    "call_seconds": config.limits.call_seconds},
     })
@@ -206,17 +211,18 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
 
 
 def _record_with_devices(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path,
-                         devices: int) -> None:
-    """Record `assignment` in a fresh process whose JAX has `devices` CPU devices (this one's count is fixed
-    once its backend starts): the checks size their inputs by the device count, and the student's notebook
-    asks for the largest count the grader uses, so the recorded inputs fit the student's own process."""
+                         devices: int, name: str) -> None:
+    """Record `assignment` as `name` in a fresh process whose JAX has `devices` CPU devices (this one's count
+    is fixed once its backend starts): the checks size their inputs by the device count, so each count the
+    grader uses gets its own record, which `autograder check` replays with that count (student.device_checks);
+    the student's notebook asks for the largest count, recorded under the assignment's own name."""
     code = ("import sys; from pathlib import Path; from autograder import grading_config; "
             "from autograder.integrations.release import record_one; "
             "record_one(sys.argv[1], grading_config.load(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), "
-            "Path(sys.argv[5]))")
+            "Path(sys.argv[5]), sys.argv[6])")
     environment = dict(os.environ, JAX_NUM_CPU_DEVICES=str(devices), JAX_PLATFORMS="cpu")
     completed = subprocess.run([sys.executable, "-c", code, assignment, str(config.source), str(data_dir), str(seed),
-                                str(root)], env=environment, capture_output=True, text=True, check=False)
+                                str(root), name], env=environment, capture_output=True, text=True, check=False)
     if completed.returncode != 0:
         from autograder.student import recording
 
@@ -224,12 +230,14 @@ def _record_with_devices(assignment: str, config: GradingConfig, data_dir: Path,
                                        f"{completed.stderr[-3000:]}")
 
 
-def record_one(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path) -> None:
-    """Record one assignment's checks on its solution into `data_dir` (<a>.json, <a>.npz)."""
+def record_one(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path,
+               name: str | None = None) -> None:
+    """Record one assignment's checks on its solution into `data_dir` (<name>.json, <name>.npz; name: the
+    assignment's own by default)."""
     from autograder.student import recorded, recording
 
     record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root), seed)
-    recorded.write(data_dir, assignment, record, arrays)
+    recorded.write(data_dir, name or assignment, record, arrays)
 
 
 def korean_release(assignment: str, staging: Path, root: Path = REPO_ROOT, *, source_only: bool = False,

@@ -33,6 +33,16 @@ class ErrorKind(enum.Enum):
     HOST_CALLBACK = "host_callback"  # the function calls back into Python, which cannot be exported
     BAD_OUTPUT = "bad_output"  # the answer cannot cross the boundary (not plain data)
     BAD_REQUEST = "bad_request"  # the grader asked for something the child does not know
+    KIT = "kit"  # the kit's own work on the student's side failed (KitFault), not the student's code
+
+
+class KitFault(Exception):
+    """The kit's own code failed, or asked of JAX what this JAX cannot do: never the student's mistake.
+
+    Raised where the kit, not student code, does the work (importing jax.export, reading a parsed
+    program, serializing on an older JAX); crosses the child's pipe as ErrorKind.KIT and the runner's as
+    its own answer, and ends as the check's internal error (`report.internal_error`), with no hint.
+    """
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,6 +31,7 @@ from autograder.child.confinement import WORKDIR
 from autograder.cleanroom.programs import MAX_PROGRAM_BYTES
 from autograder.cleanroom.runner import EXIT_CPU_LIMIT
 from autograder.protocol import framing, program_requests, wire_format
+from autograder.protocol.errors import KitFault
 from autograder.protocol.limits import ChildLimits
 from autograder.protocol.placements import Placement
 from autograder.protocol.program_facts import FactsError, ProgramFacts
@@ -161,6 +162,8 @@ class ConfinedProgramRunner:
             refused = answer.get("refused")
             if isinstance(refused, str) and refused in REFUSAL_REASONS:
                 raise ProgramRefused(refused, _text(answer.get("detail")))
+            if isinstance(answer.get("kit_fault"), str):
+                raise KitFault(_text(answer["kit_fault"]))
             raise ProgramRunFailed("bad_output", "the runner refused the program without a known reason")
         handle = answer.get("handle")
         if not isinstance(handle, str) or len(handle) != 64:

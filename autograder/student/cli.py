@@ -42,10 +42,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args) -> int:
+    from autograder.student import jax_support
+
+    with messages.using(_notebook_language(args.path)):
+        problem = jax_support.problem()
+        if problem is not None:
+            print(problem.sentence(in_notebook=False), file=sys.stderr)
+            return 2
     from autograder.load.submission_source import SubmissionError, read
     from autograder.sandbox import compilation_cache
     from autograder.sandbox.inprocess import load_namespace
-    from autograder.student import recorded
+    from autograder.student import device_checks, recorded
     from autograder.student.checking import Package, check_namespace, render_result
     from autograder.student.strings import text
 
@@ -70,17 +77,37 @@ def _check(args) -> int:
         if assignment is None:
             print(messages.text("load.unknown_assignment", path=args.path, known=", ".join(package.assignments)))
             return 1
-        compilation_cache.enable("check")
-        namespace, report = load_namespace(source, package.load_seconds)
-        try:
-            result = check_namespace(package, assignment, namespace, report,
-                                     set(args.exercise) if args.exercise else None, name=args.path.stem,
-                                     path=str(args.path))
-        except recorded.RecordError as error:
-            print(text("student.data_missing", assignment=assignment, detail=error))
-            return 1
+        counts = package.device_counts(assignment)
+        if counts and device_checks.forced_count() is None:
+            try:  # one fresh process per device count, as grading checks this assignment
+                result = device_checks.check_with_each_count(_child_arguments(args, assignment), counts)
+            except device_checks.DeviceCheckFailed as error:
+                print(messages.text("student.kit_failed", error=error, versions=jax_support.versions()),
+                      file=sys.stderr)
+                return 2
+        else:
+            compilation_cache.enable("check")
+            namespace, report = load_namespace(source, package.load_seconds)
+            try:
+                result = check_namespace(package, assignment, namespace, report,
+                                         set(args.exercise) if args.exercise else None, name=args.path.stem,
+                                         path=str(args.path))
+            except recorded.RecordError as error:
+                print(text("student.data_missing", assignment=assignment, detail=error))
+                return 1
+            if device_checks.forced_count() is not None:
+                print(device_checks.result_to_json(result))
+                return 0
         print(render_result(result))
     return 0 if result.all_passed else 1
+
+
+def _child_arguments(args, assignment: str) -> list[str]:
+    """The command line of one device count's process: this check, its language and exercises."""
+    arguments = ["--lang", messages.language(), "check", str(args.path), "--assignment", assignment]
+    for exercise in args.exercise or ():
+        arguments += ["--exercise", exercise]
+    return arguments
 
 
 def _assignment(source, package, override: str | None) -> str | None:

@@ -6,6 +6,10 @@ recorded requests against the function as the kernel defines it and show
 the grader's table (reports.check_cell: the points under nbgrader, no value
 in a student's kernel), with hints at the release's `check_hints` level. Nothing is written to stderr
 (not Python's, and not file descriptor 2, where XLA's C++ logging writes).
+
+Nothing here imports JAX until `jax_support.problem` has said this Python's
+JAX can run the checks: a kernel without JAX, or with one outside the
+supported range, gets one sentence from the first check cell, not an error.
 """
 
 from __future__ import annotations
@@ -16,12 +20,13 @@ import os
 import warnings
 
 from autograder.catalog import messages
-from autograder.child.cell_execution import LoadReport
-from autograder.reports import check_cell
-from autograder.sandbox import compilation_cache
-from autograder.student import recorded
-from autograder.student.checking import Package, check_namespace, render_result
+from autograder.student import jax_support
 from autograder.student.strings import text
+
+# Where this JAX can run the checks, adapt it now (the install cell imports this module before the notebook's
+# own cells run): 10_parallel's cells then find `jax.shard_map` on a JAX before 0.6, say. Otherwise the first
+# check cell says what to run.
+jax_support.problem()
 
 
 def check(function: str, namespace: dict, *, seed: int | None = None, lang: str | None = None) -> float | None:
@@ -39,6 +44,16 @@ def check(function: str, namespace: dict, *, seed: int | None = None, lang: str 
 
 
 def _check(function: str, namespace: dict) -> float | None:
+    problem = jax_support.problem()
+    if problem is not None:
+        print(problem.sentence(in_notebook=True))
+        return 0.0
+    from autograder.child.cell_execution import LoadReport
+    from autograder.reports import check_cell
+    from autograder.sandbox import compilation_cache
+    from autograder.student import device_checks, recorded
+    from autograder.student.checking import Package, check_namespace, render_result
+
     try:
         package = Package()
     except recorded.RecordError as error:
@@ -62,6 +77,9 @@ def _check(function: str, namespace: dict) -> float | None:
         except recorded.RecordError as error:
             print(text("student.data_missing", assignment=assignment, detail=error))
             return 0.0
+    devices_note = device_checks.kernel_note(assignment, package.device_counts(assignment))
+    if devices_note:
+        result.notes.append(devices_note)
     with messages.hints_at(package.hint_level):
         return check_cell.show(result, render_result(result))
 

@@ -102,7 +102,8 @@ def write_index(directory: Path, index: dict) -> None:
 
 
 def read_index(directory: Path = DATA) -> dict:
-    """{"format", "assignments": {assignment: {function: {prop: points}}}, "limits": {...}, "seed"}."""
+    """{"format", "assignments": {assignment: {function: {prop: points}}}, "devices": {assignment: [counts]},
+    "limits": {...}, "seed"}."""
     try:
         index = json.loads((directory / INDEX).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -112,11 +113,20 @@ def read_index(directory: Path = DATA) -> dict:
     return index
 
 
-def read(assignment: str, directory: Path = DATA) -> tuple[dict, list[np.ndarray]]:
-    """The record of `assignment` and its arrays (numeric only, no pickles)."""
+def record_name(assignment: str, devices: int) -> str:
+    """The name of `assignment`'s record made with `devices` CPU devices, where it has one per count."""
+    return f"{assignment}.devices-{devices}"
+
+
+def read(assignment: str, directory: Path = DATA, devices: int | None = None) -> tuple[dict, list[np.ndarray]]:
+    """The record of `assignment` and its arrays (numeric only, no pickles): the one made with `devices` CPU
+    devices where there is one, else the assignment's own."""
+    name = assignment
+    if devices is not None and (directory / f"{record_name(assignment, devices)}.json").is_file():
+        name = record_name(assignment, devices)
     try:
-        record = json.loads((directory / f"{assignment}.json").read_text(encoding="utf-8"))
-        with np.load(directory / f"{assignment}.npz", allow_pickle=False) as archive:
+        record = json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
+        with np.load(directory / f"{name}.npz", allow_pickle=False) as archive:
             arrays = [_numeric(archive[f"a{i}"], f"a{i}") for i in range(len(archive.files))]
     except (OSError, ValueError, KeyError) as error:
         raise RecordError(f"{assignment}: {error}") from None

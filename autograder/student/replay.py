@@ -54,7 +54,7 @@ from autograder.check.results import CheckResult
 from autograder.check.retrace_explanations import explain
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, describe_call
 from autograder.protocol.errors import ErrorKind
-from autograder.student import recorded, replayed_mistakes
+from autograder.student import jax_support, recorded, replayed_mistakes
 from autograder.student.strings import text
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -91,7 +91,8 @@ def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
             feedback = text("student.data_missing", assignment=record.get("assignment"), detail=error)
             results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
         except Exception as error:  # a fault of the checks themselves: said, not raised into the notebook
-            feedback = messages.text("report.internal_error", error_type=type(error).__name__, error=str(error)[:500])
+            feedback = text("student.internal_error", error_type=type(error).__name__, error=str(error)[:500],
+                            versions=jax_support.versions())
             results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
         else:
             results.append(CheckResult(check["function"], check["prop"], points, points, True, ""))
@@ -211,8 +212,10 @@ def _placed(step: dict, arrays: list[np.ndarray], submission: Submission) -> Pro
     value (judged first, as the grader does), its outputs placed as the grader asks; the program's facts."""
     function, options = step["function"], step.get("options", {})
     args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
-    facts, actual, placements = submission.placed_run(function, args, kwargs,
-                                                      rows_sharded=tuple(options.get("rows_sharded", ())))
+    rows_sharded = tuple(options.get("rows_sharded", ()))
+    facts, actual, placements = submission.placed_run(function, args, kwargs, rows_sharded=rows_sharded)
+    if not jax_support.keeps_placements_under_jit():  # judged on the function as called (student/jax_support.py)
+        placements = submission.placed_call(function, args, kwargs, rows_sharded=rows_sharded)
     assert_no_host_callbacks(facts, function=function)
     call = described(function, args, kwargs, options)
     expected = recorded.decode(step["outcome"]["value"], arrays)

@@ -23,16 +23,18 @@ import io
 import zipfile
 from pathlib import Path
 
+from autograder.student import jax_support
+
 DISTRIBUTION = "jax-exercises-student"
 SUMMARY = "Checks for the JAX exercise notebooks, for students: expected outputs on public inputs, no answer key."
 REQUIRES_PYTHON = ">=3.11"
-# The oldest versions the student package is tested with (tests/test_student_dist.py with
-# AUTOGRADER_STUDENT_JAX=0.6.2; see the README). Older jax cannot serialize an exported program
-# without absl-py, and before 0.5.0 its PRNG streams differ from those the checks were recorded
-# with (jax_threefry_partitionable became the default). student/compat.py names what 0.6.2 to
-# 0.8.0 call differently. flatbuffers: jax.export serializes the programs the jit checks run.
-REQUIRES = ("jax>=0.6.2", "jaxlib>=0.6.2", "numpy>=1.26", "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1",
-            "ipython>=8.0")
+# The JAX range is student/jax_support.py's (tested release by release: tests/test_jax_versions.py); pip
+# is given only its lower bound, so installing the package never downgrades a runtime's newer JAX: the
+# first check says what to run instead. absl-py: jax.export imports it before JAX 0.6. flatbuffers:
+# jax.export serializes the programs the jit checks run.
+REQUIRES = (f"jax>={jax_support.version_text(jax_support.LOWEST)}",
+            f"jaxlib>={jax_support.version_text(jax_support.LOWEST)}", "numpy>=1.26", "absl-py>=1.0",
+            "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1", "ipython>=8.0")
 
 # Modules of the kit the student package uses as they are (paths under autograder/).
 KIT_MODULES = (
@@ -41,7 +43,7 @@ KIT_MODULES = (
     "catalog/messages.py", "catalog/hint_ideas.py",
     "child/executor.py", "child/harnesses.py", "child/cell_execution.py", "child/stub_lines.py",
     "child/time_limits.py", "child/mlir_context.py",
-    "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py",
+    "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py", "child/older_jax_exports.py",
     "protocol/wire_format.py", "protocol/errors.py", "protocol/requests.py", "load/submission_source.py",
     "load/assignment_names.py",
     "load/bounded_json.py",
@@ -49,11 +51,11 @@ KIT_MODULES = (
     "cleanroom/__init__.py", "cleanroom/programs.py", "cleanroom/module_walk.py",
     "check/submission.py", "check/results.py", "check/said_once.py", "check/compare.py",
     "check/jax_error_hints.py", "check/exported_program.py", "check/expectations.py", "check/typed_key.py",
-    "check/retrace_explanations.py", "check/placement_checks.py",
+    "check/retrace_explanations.py", "check/placement_checks.py", "check/device_runs.py",
     "sandbox/inprocess.py", "sandbox/compilation_cache.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/display_width.py", "reports/check_cell.py",
-    "student/__init__.py", "student/compat.py", "student/strings.py", "student/recorded.py", "student/replay.py",
-    "student/replayed_mistakes.py",
+    "student/__init__.py", "student/jax_support.py", "student/strings.py", "student/recorded.py", "student/replay.py",
+    "student/replayed_mistakes.py", "student/device_checks.py",
     "student/checking.py",
     "student/notebook.py", "student/cli.py",
 )

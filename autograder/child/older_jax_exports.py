@@ -1,0 +1,116 @@
+"""Exporting a student's function on a JAX older than the grader's (the student package's range).
+
+Two things `jax.export` does only on newer JAX (student/jax_support.py lists
+every version difference the kit adapts to):
+
+- It serializes typed PRNG keys from 0.6 on. Before, the function is
+  exported over its keys' data (`over_key_data`): the exported program takes
+  each key as its `jax.random.key_data` and wraps it back into a key of the
+  same implementation before calling the function, and returns any key as its
+  data. The values it computes are the function's; the program differs by the
+  wrap and unwrap operations, which compute nothing. The side that runs it
+  passes key data where the program's input types say so
+  (check.exported_program.InProcessPrograms).
+- It serializes a program holding a `jax.pmap` only when pmap lowers through
+  shard_map, JAX's default from 0.8. Before, that lowering is turned on while
+  the function is exported (`pmap_through_shard_map`), and only then: on
+  those versions it fails when the same function was run eagerly with it on.
+  A `jax.pmap` object made before the export (at module level) keeps the old
+  lowering and cannot be exported there: the check says it is the kit's
+  limit, not the student's mistake (ErrorKind.KIT).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator
+
+
+def serializes_typed_keys() -> bool:
+    """Whether this JAX's `jax.export` can serialize an argument of a typed-key dtype."""
+    from jax._src.export import serialization
+
+    kinds = getattr(serialization, "_dtype_to_dtype_kind", None)
+    if not isinstance(kinds, dict):
+        return True  # the table moved or changed form: the JAX is newer than every one that lacked keys
+    import jax
+
+    return jax.random.key(0).dtype in kinds
+
+
+@contextlib.contextmanager
+def pmap_through_shard_map() -> Iterator[None]:
+    """`jax.pmap` made inside the block lowers through shard_map, so a program holding it can be exported."""
+    import jax
+
+    flag = getattr(jax.config, "jax_pmap_shmap_merge", True)
+    if flag:
+        yield
+        return
+    jax.config.update("jax_pmap_shmap_merge", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_pmap_shmap_merge", False)
+
+
+def needs_key_data(abstract_args: list, abstract_kwargs: dict) -> bool:
+    import jax
+
+    leaves = jax.tree.leaves((abstract_args, abstract_kwargs))
+    return any(_is_key_type(leaf) for leaf in leaves) and not serializes_typed_keys()
+
+
+def over_key_data(fn: Callable, abstract_args: list, abstract_kwargs: dict,
+                  static_argnums: tuple[int, ...], static_argnames: tuple[str, ...]
+                  ) -> tuple[Callable, list, dict]:
+    """`fn` as a function of its keys' data, and the abstract arguments to export it with."""
+    import jax
+
+    static = set(static_argnums)
+    traced = ([a for i, a in enumerate(abstract_args) if i not in static],
+              {k: v for k, v in abstract_kwargs.items() if k not in static_argnames})
+    leaves, treedef = jax.tree.flatten(traced)
+    impls = [_impl(leaf) if _is_key_type(leaf) else None for leaf in leaves]
+
+    def as_data(leaf, impl):
+        if impl is None:
+            return leaf
+        data = jax.random.key_data(jax.random.key(0, impl=impl))
+        return jax.ShapeDtypeStruct(tuple(leaf.shape) + data.shape, data.dtype)
+
+    data_leaves = [as_data(leaf, impl) for leaf, impl in zip(leaves, impls, strict=True)]
+    data_args, data_kwargs = jax.tree.unflatten(treedef, data_leaves)
+    rebuilt_args = list(data_args)
+    for i in sorted(static):
+        rebuilt_args.insert(i, abstract_args[i])
+    rebuilt_kwargs = {**data_kwargs, **{k: v for k, v in abstract_kwargs.items() if k in static_argnames}}
+
+    def with_keys(*args: Any, **kwargs: Any) -> Any:
+        positional = [a for i, a in enumerate(args) if i not in static]
+        keyword = {k: v for k, v in kwargs.items() if k not in static_argnames}
+        flat = jax.tree.leaves((positional, keyword))
+        keyed = [jax.random.wrap_key_data(leaf, impl=impl) if impl is not None else leaf
+                 for leaf, impl in zip(flat, impls, strict=True)]
+        keyed_args, keyed_kwargs = jax.tree.unflatten(treedef, keyed)
+        keyed_args = list(keyed_args)
+        for i in sorted(static):
+            keyed_args.insert(i, args[i])
+        keyed_kwargs.update({k: v for k, v in kwargs.items() if k in static_argnames})
+        out = fn(*keyed_args, **keyed_kwargs)
+        return jax.tree.map(lambda leaf: jax.random.key_data(leaf) if _is_key_type(leaf) else leaf, out)
+
+    with_keys.__name__ = getattr(fn, "__name__", "with_keys")
+    return with_keys, rebuilt_args, rebuilt_kwargs
+
+
+def _is_key_type(leaf: Any) -> bool:
+    import jax
+
+    dtype = getattr(leaf, "dtype", None)
+    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+
+
+def _impl(leaf: Any) -> Any:
+    """The PRNG implementation of a typed-key ShapeDtypeStruct (its dtype's `_impl`)."""
+    return leaf.dtype._impl

@@ -1,0 +1,84 @@
+"""Checking an assignment that grading checks with several device counts, as grading does.
+
+JAX fixes its device count when its backend starts. `autograder check` runs
+in a fresh process, so for an assignment grading.toml grades with several
+counts ([devices], recorded in the package's index) it checks in one fresh
+process per count, concurrently, and a check passes only if it passed with
+every count (check.device_runs, the grader's rule): a mesh of 4 written into
+the code fails here as it fails in grading. A check cell runs in a kernel
+whose count is already fixed: it checks with that count and says so once per
+kernel (`kernel_note`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+from autograder.catalog import messages
+from autograder.check.device_runs import DeviceRun, merged_outcomes
+from autograder.check.results import CheckResult, SubmissionResult
+
+# Set in each process of `check_with_each_count`: it checks with this many devices and prints its result as JSON.
+DEVICES_VARIABLE = "AUTOGRADER_CHECK_DEVICES"
+_NOTED: set[str] = set()
+
+
+class DeviceCheckFailed(RuntimeError):
+    """A process checking with one device count ended without a result (the kit's failure, not the student's)."""
+
+
+def forced_count() -> int | None:
+    """The device count this process checks with, when it is one of `check_with_each_count`'s processes."""
+    value = os.environ.get(DEVICES_VARIABLE, "")
+    return int(value) if value.isdigit() else None
+
+
+def check_with_each_count(arguments: list[str], counts: tuple[int, ...]) -> SubmissionResult:
+    """The merged result of `autograder <arguments>` run once per count in `counts`, each in a fresh process."""
+    processes = []
+    for count in counts:
+        environment = dict(os.environ, JAX_NUM_CPU_DEVICES=str(count), **{DEVICES_VARIABLE: str(count)})
+        processes.append((count, subprocess.Popen([sys.executable, "-m", "autograder", *arguments],
+                                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                                  env=environment)))
+    runs = []
+    for count, process in processes:
+        out, err = process.communicate()
+        try:
+            result = result_from_json(out.strip().splitlines()[-1])
+        except (IndexError, ValueError, KeyError, TypeError):
+            for _, other in processes:
+                other.kill()
+            raise DeviceCheckFailed(f"the check with {count} devices exited with {process.returncode}: "
+                                    f"{(err.strip().splitlines() or [''])[-1][:300]}") from None
+        runs.append((count, result))
+    first = runs[0][1]
+    checks = merged_outcomes([DeviceRun(count, result.checks) for count, result in runs])
+    return dataclasses.replace(first, checks=checks)
+
+
+def result_to_json(result: SubmissionResult) -> str:
+    return json.dumps(dataclasses.asdict(result), ensure_ascii=False)
+
+
+def result_from_json(text: str) -> SubmissionResult:
+    raw = json.loads(text)
+    raw["checks"] = [CheckResult(**check) for check in raw["checks"]]
+    return SubmissionResult(**raw)
+
+
+def kernel_note(assignment: str, counts: tuple[int, ...]) -> str | None:
+    """Said once per kernel and assignment: the checks ran with this kernel's devices, grading uses `counts`."""
+    if not counts or assignment in _NOTED:
+        return None
+    _NOTED.add(assignment)
+    import jax
+
+    return messages.text("student.kernel_devices", devices=jax.device_count(),
+                         counts=messages.text("student.device_counts_joined",
+                                              first=", ".join(map(str, counts[:-1])), last=counts[-1])
+                         if len(counts) > 1 else str(counts[0]))

@@ -1,0 +1,47 @@
+"""Checks submissions with the installed student package, as `autograder check` does; run inside a student venv.
+
+Not a test module: tests/test_jax_versions.py runs it with each venv's Python,
+one process per JAX version, so JAX is imported once for all the cases. It
+reads a JSON list of cases ({"id", "path", "assignment", "functions"}) from
+the file named by its first argument and prints one JSON object: the JAX it
+ran with and, per case, the score and, per check, the verdict and the first
+line of the feedback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def _check(case: dict) -> dict:
+    from autograder.load.submission_source import read
+    from autograder.sandbox.inprocess import load_namespace
+    from autograder.student.checking import Package, check_namespace
+
+    package = Package()
+    source = read(Path(case["path"]))
+    namespace, report = load_namespace(source, package.load_seconds)
+    functions = set(case["functions"]) if case.get("functions") else None
+    result = check_namespace(package, case["assignment"], namespace, report, functions, name=case["id"])
+    return {"score": result.score, "max_score": result.max_score,
+            "checks": [[c.function, c.prop, c.status, c.feedback.strip().split("\n")[0]] for c in result.checks]}
+
+
+def main() -> None:
+    cases = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    from autograder.student import jax_support
+
+    problem = jax_support.problem()
+    if problem is not None:
+        print(json.dumps({"refused": problem.sentence("en")}))
+        return
+    import jax
+
+    results = {case["id"]: _check(case) for case in cases}
+    print(json.dumps({"jax": jax.__version__, "devices": jax.device_count(), "results": results}))
+
+
+if __name__ == "__main__":
+    main()
