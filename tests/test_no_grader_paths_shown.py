@@ -10,6 +10,7 @@ absolute path: the directory's, or any other.
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -83,6 +84,9 @@ def test_no_results_json_names_a_path_of_the_grading_machine(graded):
     assert not found, found
     kim = json.loads((out / "kim__02_where" / "results.json").read_text())
     assert "02_where.ipynb" in kim["output"], "the student's file is named as they handed it in"
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        paths = {row["student"]: row["path"] for row in csv.DictReader(handle)}
+    assert paths["kim"] == "submitted/kim/02_where/02_where.ipynb", "grades.csv: from the folder named, not absolute"
 
 
 def test_no_junit_message_names_a_path_of_the_grading_machine(graded):

@@ -435,7 +435,8 @@ def test_entry_and_filename_must_be_single_names(out):
 def test_grades_csv_is_written_when_results_cannot_be_read(tmp_path, monkeypatch, config):
     names = [f"{s}_{ASSIGNMENT}" for s in ("fifo", "garbage", "list", "gone", "fine")]
     submissions = _touch(tmp_path, *(f"{n}.py" for n in names))
-    finished = {"score": 18.0, "tests": [], "extra_data": {"submission": names[4], "max_score": 18.0}}
+    finished = {"score": 18.0, "tests": [], "extra_data": {"submission": names[4], "max_score": 18.0,
+                                                          "finished": True, "problem": None}}
 
     def plant(items, out, *args):
         for item in items:
@@ -452,8 +453,9 @@ def test_grades_csv_is_written_when_results_cannot_be_read(tmp_path, monkeypatch
     rows = {r["submission"]: r for r in csv.DictReader((tmp_path / "out" / "grades.csv").open(encoding="utf-8"))}
     assert set(rows) == set(names)
     assert float(rows[names[4]]["score"]) == 18
-    for name in names[:4]:
-        assert float(rows[name]["score"]) == 0 and rows[name]["max_score"] == "18.0", rows[name]
+    for name in names[:4]:  # zeros the batch wrote in place of what it could not read: not grades
+        assert (rows[name]["status"], rows[name]["reason"]) == ("not graded", "kit error"), rows[name]
+        assert rows[name]["score"] == "" and rows[name]["max_score"] == "18.0", rows[name]
         result = json.loads((tmp_path / "out" / name / "results.json").read_text())
         assert "could not be read back" in result["output"], result["output"]
 

@@ -153,18 +153,24 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = (),
                                       assignments, assignment)
     kept = [(c.path, c.root) for c in chosen]
     readable = readable_names(kept, [c.identity for c in chosen])
+    folders = {path for path in paths if _is_dir(path)}
     return [BatchItem(name, c.path, c.identity.student, c.identity.layout, c.identity.notes, c.identity.assignment,
-                      c.choice, _relative(c.path, c.root))
+                      c.choice, _relative(c.path, c.root, c.root in folders))
             for name, c in zip(_unique_names(kept, readable), chosen, strict=True)]
 
 
-def _relative(path: Path, root: Path) -> str:
-    """`path` relative to `root` in / form, or its name alone when it is not under `root`."""
+def _relative(path: Path, root: Path, named_folder: bool) -> str:
+    """`path` as grades.csv shows it: under a folder named on the command line, that folder's name and the path
+    inside it (`submitted/kim/02_where/02_where.ipynb`: several folders graded at once stay apart); a file named
+    on the command line, or anything not under its root, its name alone. Never an absolute path."""
     try:
         relative = path.relative_to(root).as_posix()
     except ValueError:
-        relative = ""
-    return relative if relative not in ("", ".") else path.name
+        return path.name
+    if relative in ("", ".") or not named_folder:
+        return path.name
+    folder = root.name or Path(os.path.abspath(root)).name
+    return f"{folder}/{relative}" if folder else relative
 
 
 # Files a layout itself leaves in a student's entry (nbgrader's timestamp), not handed in by the student.

@@ -94,7 +94,7 @@ def graded(tmp_path_factory):
 
 def _rows_of(graded, layout: str) -> list[dict]:
     _, _, roots, rows = graded
-    return [row for row in rows if row["path"].startswith(str(roots[layout]) + "/")]
+    return [row for row in rows if row["path"].startswith(roots[layout].name + "/")]  # grades.csv: from the root
 
 
 def _need_a_look_lines(stdout: str) -> list[str]:
@@ -129,7 +129,7 @@ def test_honest_classmates_keep_full_marks(graded, layout):
 @pytest.mark.parametrize("layout", sorted(EXPECTED))
 def test_the_hidden_file_is_its_folders_students_and_needs_a_look(graded, layout):
     completed, out, roots, _ = graded
-    [row] = [row for row in _rows_of(graded, layout) if row["path"] == str(roots[layout] / HIDDEN[layout])]
+    [row] = [row for row in _rows_of(graded, layout) if row["path"] == f"{roots[layout].name}/{HIDDEN[layout]}"]
     assert row["student"] == HOSTILE[layout], row
     result = json.loads((out / row["submission"] / "results.json").read_text())
     assert result["extra_data"]["student"] == HOSTILE[layout]
