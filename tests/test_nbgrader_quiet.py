@@ -31,7 +31,8 @@ def _nbgrader(*args: str, cwd) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def autograded(tmp_path_factory):
+def autograded_course(tmp_path_factory):
+    """(the course directory, `nbgrader autograde` of its three students)."""
     root = tmp_path_factory.mktemp("course")
     shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
     shutil.copytree(REPO / "solutions" / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
@@ -42,7 +43,12 @@ def autograded(tmp_path_factory):
         path = root / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(released, path)
-    return _nbgrader("autograde", ASSIGNMENT, cwd=root)
+    return root, _nbgrader("autograde", ASSIGNMENT, cwd=root)
+
+
+@pytest.fixture(scope="module")
+def autograded(autograded_course):
+    return autograded_course[1]
 
 
 def test_autograde_of_three_students_prints_no_warning(autograded):
@@ -64,3 +70,15 @@ def test_only_the_known_warning_is_filtered():
         warnings.warn("Some other SQLAlchemy warning", SAWarning, stacklevel=1)
     assert [(w.category.__name__, str(w.message)[:22]) for w in caught] == [
         ("UserWarning", "Object of type <Submit"), ("SAWarning", "Some other SQLAlchemy ")]
+
+
+def test_feedback_html_names_no_path_of_the_grading_machine(autograded_course):
+    """Issue 41's scan, for nbgrader's student-facing output: the feedback pages of the kit's autograde."""
+    root, _ = autograded_course
+    feedback = _nbgrader("generate_feedback", ASSIGNMENT, cwd=root)
+    assert feedback.returncode == 0, feedback.stderr[-3000:]
+    pages = sorted(root.glob(f"feedback/*/{ASSIGNMENT}/{ASSIGNMENT}.html"))
+    assert len(pages) == len(STUDENTS)
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert str(root) not in text and str(REPO) not in text, page
