@@ -141,10 +141,11 @@ def to_gradescope(result: dict, *, visibility: str = "visible", stdout_visibilit
         if isinstance(test.get("extra_data"), dict):  # "outcome": "not_checked" (results.json's own field)
             shown["extra_data"] = test["extra_data"]
         tests.append(shown)
-    extra = result.get("extra_data") if isinstance(result.get("extra_data"), dict) else {}
+    recorded = result.get("extra_data")
+    extra: dict = recorded if isinstance(recorded, dict) else {}
     score = result.get("score", 0)
     max_score = extra.get("max_score", sum(t.get("max_score", 0) for t in result.get("tests", [])))
-    looks = [t.get("name", "check") for t in result.get("tests", []) if t.get("status") != "passed"]
+    looks: list[str] | None = [t.get("name", "check") for t in result.get("tests", []) if t.get("status") != "passed"]
     if not grade_status.of(result).graded:
         looks = None  # its checks' zeros are no verdict on the notebook: the note below says why
     with messages.using(extra.get("language")):  # the language of the feedback below it

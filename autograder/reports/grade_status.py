@@ -93,8 +93,9 @@ def _look(data: dict, extra: dict) -> str:
         return "assignment mismatch"
     if extra.get("ignored_files"):
         return "other files not graded"
-    tests = data.get("tests") if isinstance(data.get("tests"), list) else []
-    failed = [test for test in tests if isinstance(test, dict) and test.get("status") != "passed"]
+    tests = data.get("tests")
+    failed = [test for test in (tests if isinstance(tests, list) else [])
+              if isinstance(test, dict) and test.get("status") != "passed"]
     texts = [data.get("output"), *(test.get("output") for test in failed)]
     lines = [line for text in texts if isinstance(text, str) for line in text.splitlines()]
     for reason, keys in (("changed the grader", ("load.tampered", "call.tampered")),
