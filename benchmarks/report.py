@@ -10,6 +10,9 @@ FLOOR_RATIO = 2.0  # a full solution's wall time / the floor, at most
 CHECK_COLD_SECONDS = 2.0
 CHECK_NEW_SEED_SECONDS = 1.5
 CHECK_CELL_SECONDS = 0.5
+# The student package's `autograder check` (benchmarks/student_check.py): the first run on a machine, and again.
+STUDENT_CHECK_COLD_SECONDS = 2.0
+STUDENT_CHECK_REPEATED_SECONDS = 1.0
 WORKER_MIB = 1024.0  # peak resident memory of any grading process, under
 
 
@@ -55,6 +58,7 @@ def summarize(results: dict) -> dict:
                            "requests_per_submission": (sum(g.get("runner_requests") or 0 for g in graded) / count
                                                        if count else None)},
         "check_seconds": check,
+        "student_check_seconds": results.get("student_check", {}),
         "small_batch": _small_batch(results.get("small_batch")),
         "isolation": results.get("isolation"),
         "progress": results.get("progress"),
@@ -102,6 +106,10 @@ def table(summary: dict) -> str:
         for assignment, t in summary["check_seconds"].items():
             lines.append(f"{assignment:<22}{t['cold_seconds']:>7.2f}{t['new_seed_seconds']:>10.2f}"
                          f"{t['check_cell_seconds']:>12.2f}")
+    if summary.get("student_check_seconds"):
+        lines += ["", f"{'student package (s)':<22}{'cold':>7}{'repeated':>10}"]
+        for assignment, t in summary["student_check_seconds"].items():
+            lines.append(f"{assignment:<22}{t['cold_seconds']:>7.2f}{t['repeated_seconds']:>10.2f}")
     small = summary.get("small_batch")
     if small:
         lines.append(f"small batch, {small['submissions']} full solutions of {small['assignment']}: autograder "
@@ -148,6 +156,13 @@ def _targets(summary: dict) -> list[dict]:
                              ("new_seed_seconds", CHECK_NEW_SEED_SECONDS, "autograder check, new seed"),
                              ("check_cell_seconds", CHECK_CELL_SECONDS, "a check cell in a running kernel, new seed")):
         measured = {a: t[key] for a, t in summary["check_seconds"].items()}
+        if measured:
+            slowest = max(measured, key=measured.get)
+            targets.append({"what": f"{what} <= {limit:g} s", "met": measured[slowest] <= limit,
+                            "measured": f"slowest {measured[slowest]:.2f} s ({slowest})"})
+    for key, limit, what in (("cold_seconds", STUDENT_CHECK_COLD_SECONDS, "student package's check, cold"),
+                             ("repeated_seconds", STUDENT_CHECK_REPEATED_SECONDS, "student package's check, again")):
+        measured = {a: t[key] for a, t in summary.get("student_check_seconds", {}).items()}
         if measured:
             slowest = max(measured, key=measured.get)
             targets.append({"what": f"{what} <= {limit:g} s", "met": measured[slowest] <= limit,

@@ -8,6 +8,7 @@ A pipeline of named steps, run on this machine in one go:
 3. grade them all with `autograder grade --jobs J`;
 4. grade the same notebooks with real `nbgrader autograde` (unless --skip-nbgrader);
 5. time a student's checks: `autograder check` cold and with a new seed, and a check cell in a running kernel;
+   and the student package's `autograder check`, cold and again (benchmarks/student_check.py);
 6. a small batch: 16 full solutions of one assignment, with both graders;
 7. the OS sandbox's cost per child (benchmarks/isolation.py);
    and what progress reporting costs per submission (benchmarks/progress_cost.py);
@@ -34,6 +35,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 import check_latency  # noqa: E402  (benchmarks/check_latency.py)
 import report  # noqa: E402  (benchmarks/report.py)
+import student_check  # noqa: E402  (benchmarks/student_check.py)
 import submissions  # noqa: E402
 from nbgrader_course import Course, check_kit_config  # noqa: E402
 
@@ -168,6 +170,7 @@ def time_check(run: Run) -> None:
         timings[assignment] = {"cold_seconds": cold, "new_seed_seconds": new_seed,
                                "check_cell_seconds": max(cells.values()), "check_cell_per_exercise": cells}
     run.results["check"] = timings
+    run.results["student_check"] = student_check.timings(run.work, run.assignments)
 
 
 def grade_small_batch(run: Run) -> None:

@@ -22,8 +22,10 @@ SEED = int(os.environ.get("AUTOGRADER_TEST_SEED", "20261121"))
 # (needs root), a headless browser, whole batches through `autograder grade` (worker processes,
 # sandbox children, CPU-time limits). "assignment": the suites run against submissions, per
 # assignment (the corpus, solutions and stubs). Everything else is "unit": no marker needed.
-SLOW_TIERS = ("nbgrader", "wheel", "sandbox", "browser", "grade")
+SLOW_TIERS = ("nbgrader", "wheel", "sandbox", "browser", "grade", "jax_matrix")
 TIERS = {
+    # The student package on every supported JAX, in venvs of their own: `make test-jax-versions`, not `make test`.
+    "jax_matrix": ("test_jax_versions",),
     "nbgrader": ("test_nbgrader_release", "test_nbgrader_roundtrip", "test_nbgrader_validate",
                  "test_nbgrader_sandboxed_grades", "test_nbgrader_kernel_sandbox", "test_check_cells",
                  "test_example_cells", "test_benchmark_smoke", "test_nbgrader_feedback",

@@ -152,7 +152,6 @@ def test_wheel_excludes_suites_solutions_examples(wheel_files):
     forbidden = re.compile(r"(^|/)(suites|solutions|examples|tests|corpus|benchmarks|grade|integrations)/|\.ipynb$|"
                            r"autograder/(grading_config|cli)\.py$|"
                            r"autograder/check/(runner|pytest_plugin|suite_session)\.py$|"
-                           r"autograder/load/example_cells\.py$|"
                            r"autograder/sandbox/(parent|zygote_client|os_isolation|limits|shared_programs)\.py$|"
                            r"autograder/child/(main|zygote|confinement|audit_guard|tamper)\.py$|"
                            r"autograder/student/(recording|probing|wheel|notebooks)\.py$")

@@ -168,6 +168,9 @@ ENGLISH: dict[str, str] = {
     "hint.IncompatibleShapes": "two arrays whose shapes do not broadcast were combined (trailing axes must be equal or 1). If one of them is a reduction such as `x.sum(axis=...)`, pass `keepdims=True` so the reduced axis stays with size 1 and broadcasts against `x`.",
     "hint.NonArrayArgument": "a value that is not an array (a string, a function, None...) was passed to a jitted function as a traced argument. Mark that argument static with `static_argnames` (or `static_argnums`) in `jax.jit`, so JAX uses its Python value while tracing.",
     "hint.ScalarOutputGrad": "`jax.grad` differentiates a function that returns one scalar. If your function returns a pair `(loss, aux)`, pass `has_aux=True`: `jax.grad(f, has_aux=True)` returns `(grads, aux)` and `jax.value_and_grad(f, has_aux=True)` returns `((loss, aux), grads)`. If it returns an array, reduce it to a scalar first (e.g. `jnp.mean`).",
+    # A JAX API that the JAX running the check lacks (check/jax_api_versions.py): which versions have it.
+    "api.removed": "`{api}` was removed in JAX {removed}, and this check ran with JAX {running}. Use `{replacement}` instead, which every JAX the course supports has.",
+    "api.newer": "`{api}` came in JAX {added}, newer than the JAX {running} this check ran with. Use `{replacement}` instead, which every JAX the course supports has.",
     "hint.RemovedTreeMap": "`jax.tree_map` was removed from JAX (older tutorials still use it). Use `jax.tree.map` (or `jax.tree_util.tree_map`).",
     "hint.RemovedIndexUpdate": "`jax.ops.index_update` and its relatives were removed from JAX (older tutorials still use them). JAX arrays are updated functionally with `x.at[...]`: read about `.at[...].set`, `.add`, `.multiply`.",
     "hint.RemovedHostCallback": "`jax.experimental.host_callback` was removed from JAX. Graded functions should not call back into Python at all; for printing while debugging, read about `jax.debug.print`.",
@@ -362,6 +365,7 @@ ENGLISH: dict[str, str] = {
     "student.kit_failed": "The checks themselves failed, not your code ({error}). Report this message to course staff with these versions: {versions}.",
     "student.kernel_devices": "Checked with this kernel's {devices} CPU device(s). Grading checks this assignment with {counts} devices, each in a fresh process, and so does `autograder check` on the saved notebook: a device count written into the code loses points there.",
     "student.device_counts_joined": "{first} and {last}",
+    "student.api_missing_in_grading": "Your code uses `{api}`, which this JAX still has but grading's JAX {grader} does not: there these checks fail. Use `{replacement}` instead.",
     # --- Reports ------------------------------------------------------------
     "report.header": "{name} ({assignment}), hidden-input seed {seed}",
     "report.total": "Total: {score:g} / {max_score:g}",

@@ -2,7 +2,8 @@
 
 JAX fixes its device count when its backend starts, so each count is a whole
 grading: a fresh sandbox child and a clean-room runner with that many CPU
-devices. A check passes only if it passed with every count; otherwise it
+devices (grade.pipeline), or a fresh process of the student package's
+`autograder check` (student.device_checks). A check passes only if it passed with every count; otherwise it
 shows the feedback of the first count it failed with, saying which count.
 So code that writes the device count in (a mesh of 4, `reshape(4, -1)`)
 loses the points of every check it breaks with another count.
@@ -11,21 +12,39 @@ loses the points of every check it breaks with another count.
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Generic, Protocol, Sequence, TypeVar
 
 from autograder.catalog import messages
-from autograder.check.pytest_plugin import CheckOutcome
+
+
+class _Outcome(Protocol):
+    """What a run says of one check: the grader's CheckOutcome and the student package's CheckResult alike."""
+
+    @property
+    def function(self) -> str: ...
+
+    @property
+    def prop(self) -> str: ...
+
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def feedback(self) -> str: ...
+
+
+Outcome = TypeVar("Outcome", bound=_Outcome)
 
 
 @dataclasses.dataclass(frozen=True)
-class DeviceRun:
+class DeviceRun(Generic[Outcome]):
     """The outcomes of one grading with `devices` CPU devices."""
 
     devices: int
-    outcomes: list[CheckOutcome]
+    outcomes: list[Outcome]
 
 
-def merged_outcomes(runs: Sequence[DeviceRun]) -> list[CheckOutcome]:
+def merged_outcomes(runs: Sequence[DeviceRun[Outcome]]) -> list[Outcome]:
     """One outcome per check, in the first run's order: passed only where it passed in every run.
 
     With a single run its outcomes are returned unchanged. A check missing from a run is judged by the
@@ -41,11 +60,11 @@ def merged_outcomes(runs: Sequence[DeviceRun]) -> list[CheckOutcome]:
             continue
         devices, outcome = failed
         feedback = messages.text("check.with_devices", devices=devices, feedback=outcome.feedback)
-        merged.append(dataclasses.replace(outcome, feedback=feedback))
+        merged.append(dataclasses.replace(outcome, feedback=feedback))  # type: ignore[type-var]
     return merged
 
 
-def _first_failure(runs: Sequence[DeviceRun], function: str, prop: str) -> tuple[int, CheckOutcome] | None:
+def _first_failure(runs: Sequence[DeviceRun[Outcome]], function: str, prop: str) -> tuple[int, Outcome] | None:
     for run in runs:
         for outcome in run.outcomes:
             if outcome.function == function and outcome.prop == prop and not outcome.passed:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from autograder.catalog import messages
+from autograder.check import jax_api_versions
 
 # Most specific first: an error's own class is looked up before its bases.
 _BY_TYPE = (
@@ -40,7 +41,7 @@ _BY_MESSAGE = (
     ("must be >= the product of mesh_shape", "DeviceCountWrittenIn"),
     # lax.scan / fori_loop / while_loop: the body returned a carry of another type or structure.
     ("carry input and carry output must have", "CarryType"),
-    # APIs that JAX removed but that older tutorials still use.
+    # Other APIs JAX removed that older tutorials still use (those check.jax_api_versions knows come first).
     ("module 'jax' has no attribute 'tree_map'", "RemovedTreeMap"),
     ("module 'jax' has no attribute 'tree_multimap'", "RemovedTreeMap"),
     ("module 'jax.ops' has no attribute 'index_", "RemovedIndexUpdate"),
@@ -73,6 +74,10 @@ def hint_key(type_names: Sequence[str], message: str) -> str | None:
 
 
 def hint_for(type_names: Sequence[str], message: str) -> str | None:
-    """The hint sentence for an error, or None."""
+    """The hint sentence for an error, or None. An API the running JAX lacks is named with the JAX versions
+    that have it and its replacement (check.jax_api_versions), before any other hint."""
+    moved = jax_api_versions.hint(message) if {"AttributeError", "ImportError"} & set(type_names) else None
+    if moved:
+        return moved
     key = hint_key(type_names, message)
     return messages.text(key) if key else None

@@ -60,12 +60,15 @@ def _eager_primitive_dispatch() -> bool:
 
 def _timer_fun_name() -> str:
     """The traced function's name where JAX's event does not carry it (JAX before 0.6: its only record is
-    the `log_elapsed_time` timer that reports the event, found on the stack; see student/jax_support.py)."""
+    the `log_elapsed_time` timer of jax._src.dispatch that reports the event, a class from 0.5.1 and a
+    generator before; found on the stack; see student/jax_support.py)."""
     frame = sys._getframe(2)
     while frame is not None:
-        timer = frame.f_locals.get("self") if frame.f_code.co_name == "__exit__" else None
-        if type(timer).__name__ == "LogElapsedTimeContextManager":
-            return str(getattr(timer, "fun_name", ""))
+        if frame.f_globals.get("__name__") == "jax._src.dispatch":
+            local = frame.f_locals
+            name = local["fun_name"] if "fun_name" in local else getattr(local.get("self"), "fun_name", None)
+            if isinstance(name, str):
+                return name
         frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
     return ""
 

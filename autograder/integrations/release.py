@@ -199,15 +199,29 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
             continue
         record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root), seed)
         recorded.write(data_dir, assignment, record, arrays)
+    from autograder.load import example_cells
+
+    for assignment in names:  # the released notebooks' own cells, which `autograder check` need not run
+        recorded.write_released_cells(data_dir, assignment, example_cells.released_cells(assignment,
+                                                                                         root / "assignments"))
     recorded.write_index(data_dir, {
         "format": recorded.FORMAT, "seed": seed, "hints": config.hint_level("check"),
         "assignments": {a: config.points[a] for a in names},
         # The device counts grading uses ([devices]): `autograder check` checks with each (student.device_checks).
         "devices": {a: list(config.device_counts(a)) for a in names if config.device_counts(a)},
+        # The JAX grading runs (this process's, pyproject.toml's pin): the student package names the APIs a
+        # student's code uses that it lacks (check.jax_api_versions).
+        "grader_jax": _grader_jax(),
         "limits": {"submission_seconds": config.limits.submission_seconds, "load_seconds": config.limits.load_seconds,
                    "call_seconds": config.limits.call_seconds},
     })
     return names
+
+
+def _grader_jax() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("jax")
 
 
 def _record_with_devices(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path,

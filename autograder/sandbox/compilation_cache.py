@@ -124,6 +124,12 @@ def enable_private() -> Path | None:
 def _point_jax_at(directory: Path, max_bytes: int) -> None:
     settings = {"jax_compilation_cache_dir": str(directory), "jax_persistent_cache_min_compile_time_secs": 0.0,
                 "jax_persistent_cache_min_entry_size_bytes": 0, "jax_compilation_cache_max_size": max_bytes}
+    import importlib.util
+
+    if importlib.util.find_spec("filelock") is None:
+        # JAX caps its cache's size only with filelock, and without it turns the whole cache off, silently (a
+        # student package installed with --no-deps): uncapped is better than none.
+        del settings["jax_compilation_cache_max_size"]
     if "jax" not in sys.modules:
         # JAX takes each flag's default from $JAX_<FLAG> when it is imported: no need to import it now (0.7 s
         # of CPU), nor at all in a grading worker whose suites compute no reference with JAX (01's).

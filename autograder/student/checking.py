@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
+from autograder.check import jax_api_versions
 from autograder.check.results import SubmissionResult
 from autograder.check.said_once import say_each_thing_once
 from autograder.check.submission import Submission
@@ -26,6 +28,9 @@ class Package:
     @property
     def assignments(self) -> list[str]:
         return sorted(self.index["assignments"])
+
+    def functions_of(self, assignment: str) -> list[str]:
+        return list(self.index["assignments"].get(assignment, {}))
 
     def functions(self) -> list[str]:
         return [f for a in self.assignments for f in self.index["assignments"][a]]
@@ -66,9 +71,23 @@ def check_namespace(package: Package, assignment: str, namespace: dict, load_rep
 
     record, arrays = recorded.read(assignment, package.directory, devices=jax.device_count())
     transport = InProcessTransport(namespace, load_report, package.call_seconds, package.submission_seconds)
-    checks = say_each_thing_once(replay.replay(record, arrays, Submission(transport, load_report.notes), functions))
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", DeprecationWarning)
+        checks = say_each_thing_once(replay.replay(record, arrays, Submission(transport, load_report.notes),
+                                                   functions))
+    notes = list(load_report.notes) + _apis_grading_lacks(package, [str(warning.message) for warning in said])
     return SubmissionResult(name=name, path=path, assignment=assignment, seed=int(record.get("seed", 0)),
-                            checks=checks, notes=list(load_report.notes))
+                            checks=checks, notes=notes)
+
+
+def _apis_grading_lacks(package: Package, said: list[str]) -> list[str]:
+    """A note per API the checks saw the student's code use (JAX's deprecation warnings) that grading's JAX
+    lacks: on this JAX the checks pass, in grading they will not (check.jax_api_versions)."""
+    grader = package.index.get("grader_jax")
+    if not isinstance(grader, str):
+        return []
+    return [text("student.api_missing_in_grading", api=change.api, grader=grader, replacement=change.replacement)
+            for change in jax_api_versions.missing_in(grader, said)]
 
 
 def render_result(result: SubmissionResult) -> str:

@@ -42,6 +42,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args) -> int:
+    try:
+        return _checked(args)
+    except Exception as error:  # the checks' own failure: one sentence for course staff, no traceback
+        from autograder.student import jax_support
+
+        print(messages.text("student.kit_failed", error=f"{type(error).__name__}: {error}"[:300],
+                            versions=jax_support.versions()), file=sys.stderr)
+        return 2
+
+
+def _checked(args) -> int:
     from autograder.student import jax_support
 
     with messages.using(_notebook_language(args.path)):
@@ -49,6 +60,7 @@ def _check(args) -> int:
         if problem is not None:
             print(problem.sentence(in_notebook=False), file=sys.stderr)
             return 2
+    from autograder.load import example_cells
     from autograder.load.submission_source import SubmissionError, read
     from autograder.sandbox import compilation_cache
     from autograder.sandbox.inprocess import load_namespace
@@ -87,7 +99,10 @@ def _check(args) -> int:
                 return 2
         else:
             compilation_cache.enable("check")
-            namespace, report = load_namespace(source, package.load_seconds)
+            # The notebook's unchanged examples that nothing graded uses are not run, as grading does not.
+            released = recorded.released_cells(assignment, [cell.source for cell in source.cells], package.directory)
+            skip = example_cells.cells_to_skip(source.cells, released, frozenset(package.functions_of(assignment)))
+            namespace, report = load_namespace(source, package.load_seconds, skip)
             try:
                 result = check_namespace(package, assignment, namespace, report,
                                          set(args.exercise) if args.exercise else None, name=args.path.stem,

@@ -41,7 +41,10 @@ def check_with_each_count(arguments: list[str], counts: tuple[int, ...]) -> Subm
     """The merged result of `autograder <arguments>` run once per count in `counts`, each in a fresh process."""
     processes = []
     for count in counts:
-        environment = dict(os.environ, JAX_NUM_CPU_DEVICES=str(count), **{DEVICES_VARIABLE: str(count)})
+        # JAX_NUM_CPU_DEVICES from JAX 0.5.1 on; XLA's own flag in every release of the range.
+        flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={count}".strip()
+        environment = dict(os.environ, JAX_NUM_CPU_DEVICES=str(count), XLA_FLAGS=flags,
+                           **{DEVICES_VARIABLE: str(count)})
         processes.append((count, subprocess.Popen([sys.executable, "-m", "autograder", *arguments],
                                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                                   env=environment)))

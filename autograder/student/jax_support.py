@@ -23,7 +23,10 @@ checks need, and this is the only place that does so:
   (cleanroom/programs.py PARTITIONER_ANNOTATIONS).
 - `jax.shard_map` is public from 0.6; before, `adapt` puts the same call
   (keyword-only specs, a mesh, `check_vma`) over
-  `jax.experimental.shard_map.shard_map`, so 10_parallel's notebook runs.
+  `jax.experimental.shard_map.shard_map`, so 10_parallel's notebook runs
+  (its replication check rejects some correct code with JAX's own error).
+- `JAX_NUM_CPU_DEVICES` is read from 0.5.1 on; `autograder check` also sets
+  XLA's host device count (student/device_checks.py).
 - `jax.pmap` lowers through shard_map by default from 0.8
   (`jax_pmap_shmap_merge`); before, a program with a pmap cannot be
   exported, so the flag is on while a function is exported
@@ -77,7 +80,8 @@ class JaxProblem:
 
     key: str
     fields: dict[str, str]
-    install: tuple[str, str] = ("", "")  # the line to run in a notebook cell, and in a terminal
+    # The line to run in a notebook cell, and in a terminal; None: a supported JAX's (`install_line`).
+    install: tuple[str, str] | None = None
 
     def sentence(self, in_notebook: bool) -> str:
         from autograder.catalog import messages
@@ -180,6 +184,9 @@ def _shard_map_over_the_experimental_one():
         if f is None:
             return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                                      axis_names=axis_names, check_vma=check_vma)
+        # Its replication check rejects some code check_vma accepts (out_specs P() for a pmean's gradient),
+        # with JAX's own error; without the check, that code's gradients come out wrong, and a wrong value
+        # would get a hint with a false cause.
         return experimental(f, mesh, in_specs, out_specs, check_rep=check_vma)
 
     return shard_map

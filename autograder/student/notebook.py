@@ -40,7 +40,12 @@ def check(function: str, namespace: dict, *, seed: int | None = None, lang: str 
     del seed
     language = lang if isinstance(lang, str) else namespace.get("AUTOGRADER_LANG")
     with messages.using(language if isinstance(language, str) else None):
-        return _check(function, namespace)
+        try:
+            return _check(function, namespace)
+        except Exception as error:  # the checks' own failure: one sentence for course staff, no traceback
+            print(text("student.kit_failed", error=f"{type(error).__name__}: {error}"[:300],
+                       versions=jax_support.versions()))
+            return 0.0
 
 
 def _check(function: str, namespace: dict) -> float | None:

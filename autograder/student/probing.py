@@ -198,6 +198,11 @@ class Comparisons:
                         atol=default_atol if atol is None else float(atol), check_dtype=bool(check_dtype))
             if _is_code(call) and call != self._named.get(owner_step):
                 rule["call"] = call
+            compared_with = self._owner.get(id(expected))
+            if compared_with is not None and compared_with[0] != owner_step:
+                # Two of the student's own answers compared (the same call made twice): replay compares the
+                # student's, not this answer with the reference's value (replay.assert_matches).
+                rule["same_as"] = list(compared_with)
 
     def checked_finite(self, actual: Any) -> None:
         for leaf in leaves(actual):

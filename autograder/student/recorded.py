@@ -82,6 +82,9 @@ def decode(skeleton: Any, arrays: list[np.ndarray]) -> Any:
     raise RecordError(f"malformed recorded value: {str(skeleton)[:80]}")
 
 
+RELEASED_CELLS = ".released-cells.json"
+
+
 def write(directory: Path, assignment: str, record: dict, arrays: list[np.ndarray]) -> None:
     """`<assignment>.json` and `<assignment>.npz` in `directory`, byte for byte the same for the same record."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -99,6 +102,35 @@ def write_index(directory: Path, index: dict) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / INDEX).write_text(json.dumps(index, indent=1, sort_keys=True, allow_nan=False) + "\n",
                                    encoding="utf-8")
+
+
+def write_released_cells(directory: Path, assignment: str, cells) -> None:
+    """`<assignment>.released-cells.json`: the SHA-256 of each locked cell of the released notebooks
+    (load.example_cells.ReleasedCells; digests, not code), so that `autograder check` skips the unchanged
+    examples among a notebook's cells, as grading does."""
+    directory.mkdir(parents=True, exist_ok=True)
+    digests = {"examples": sorted(map(_digest, cells.examples)), "locked": sorted(map(_digest, cells.locked))}
+    (directory / f"{assignment}{RELEASED_CELLS}").write_text(json.dumps(digests, indent=1) + "\n", encoding="utf-8")
+
+
+def released_cells(assignment: str, sources: list[str], directory: Path = DATA):
+    """The released cells among `sources` (a submission's cells), by the digests `write_released_cells` wrote;
+    none (every cell runs) where they are missing or malformed."""
+    from autograder.load.example_cells import ReleasedCells
+
+    try:
+        raw = json.loads((directory / f"{assignment}{RELEASED_CELLS}").read_text(encoding="utf-8"))
+        examples, locked = set(raw["examples"]), set(raw["locked"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ReleasedCells()
+    return ReleasedCells(frozenset(s for s in sources if _digest(s) in examples),
+                         frozenset(s for s in sources if _digest(s) in locked))
+
+
+def _digest(source: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def read_index(directory: Path = DATA) -> dict:

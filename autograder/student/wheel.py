@@ -30,11 +30,12 @@ SUMMARY = "Checks for the JAX exercise notebooks, for students: expected outputs
 REQUIRES_PYTHON = ">=3.11"
 # The JAX range is student/jax_support.py's (tested release by release: tests/test_jax_versions.py); pip
 # is given only its lower bound, so installing the package never downgrades a runtime's newer JAX: the
-# first check says what to run instead. absl-py: jax.export imports it before JAX 0.6. flatbuffers:
+# first check says what to run instead. absl-py: jax.export imports it before JAX 0.6. filelock: JAX's
+# compilation cache, which `autograder check` keeps between runs, is off without it. flatbuffers:
 # jax.export serializes the programs the jit checks run.
 REQUIRES = (f"jax>={jax_support.version_text(jax_support.LOWEST)}",
             f"jaxlib>={jax_support.version_text(jax_support.LOWEST)}", "numpy>=1.26", "absl-py>=1.0",
-            "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1", "ipython>=8.0")
+            "filelock>=3.0", "flatbuffers>=23.5", "nbformat>=5.1", "polib>=1.1", "ipython>=8.0")
 
 # Modules of the kit the student package uses as they are (paths under autograder/).
 KIT_MODULES = (
@@ -45,12 +46,13 @@ KIT_MODULES = (
     "child/time_limits.py", "child/mlir_context.py",
     "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py", "child/older_jax_exports.py",
     "protocol/wire_format.py", "protocol/errors.py", "protocol/requests.py", "load/submission_source.py",
-    "load/assignment_names.py",
+    "load/assignment_names.py", "load/example_cells.py",
     "load/bounded_json.py",
     "protocol/program_facts.py", "protocol/program_failures.py", "protocol/placements.py",
     "cleanroom/__init__.py", "cleanroom/programs.py", "cleanroom/module_walk.py",
     "check/submission.py", "check/results.py", "check/said_once.py", "check/compare.py",
-    "check/jax_error_hints.py", "check/exported_program.py", "check/expectations.py", "check/typed_key.py",
+    "check/jax_error_hints.py", "check/jax_api_versions.py", "check/exported_program.py",
+    "check/expectations.py", "check/typed_key.py",
     "check/retrace_explanations.py", "check/placement_checks.py", "check/device_runs.py",
     "sandbox/inprocess.py", "sandbox/compilation_cache.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/display_width.py", "reports/check_cell.py",

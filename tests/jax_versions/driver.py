@@ -4,8 +4,9 @@ Not a test module: tests/test_jax_versions.py runs it with each venv's Python,
 one process per JAX version, so JAX is imported once for all the cases. It
 reads a JSON list of cases ({"id", "path", "assignment", "functions"}) from
 the file named by its first argument and prints one JSON object: the JAX it
-ran with and, per case, the score and, per check, the verdict and the first
-line of the feedback.
+ran with and, per case, the score and, per check, the verdict and the
+feedback. An assignment graded with several device counts is checked as
+`autograder check` checks it, in one fresh process per count.
 """
 
 from __future__ import annotations
@@ -18,15 +19,23 @@ from pathlib import Path
 def _check(case: dict) -> dict:
     from autograder.load.submission_source import read
     from autograder.sandbox.inprocess import load_namespace
+    from autograder.student import device_checks
     from autograder.student.checking import Package, check_namespace
 
     package = Package()
-    source = read(Path(case["path"]))
-    namespace, report = load_namespace(source, package.load_seconds)
-    functions = set(case["functions"]) if case.get("functions") else None
-    result = check_namespace(package, case["assignment"], namespace, report, functions, name=case["id"])
-    return {"score": result.score, "max_score": result.max_score,
-            "checks": [[c.function, c.prop, c.status, c.feedback.strip().split("\n")[0]] for c in result.checks]}
+    functions = case.get("functions") or []
+    counts = package.device_counts(case["assignment"])
+    if counts:  # as `autograder check` does: one fresh process per device count grading uses
+        arguments = ["--lang", "en", "check", case["path"], "--assignment", case["assignment"]]
+        for function in functions:
+            arguments += ["--exercise", function]
+        result = device_checks.check_with_each_count(arguments, counts)
+    else:
+        namespace, report = load_namespace(read(Path(case["path"])), package.load_seconds)
+        result = check_namespace(package, case["assignment"], namespace, report, set(functions) or None,
+                                 name=case["id"])
+    return {"score": result.score, "max_score": result.max_score, "notes": result.notes,
+            "checks": [[c.function, c.prop, c.status, c.feedback] for c in result.checks]}
 
 
 def main() -> None:

@@ -1,0 +1,81 @@
+"""How long a student with the student package waits for `autograder check`, per assignment.
+
+The student distribution is built from this checkout and installed in a
+fresh virtual environment with the pinned JAX (as a student's laptop has it,
+without the kit's repository). Per assignment, on its solution notebook:
+
+- cold: the first `autograder check` on the machine (an empty compilation cache);
+- repeated: the same command again (the cache holds the first run's programs).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def student_venv(work: Path) -> Path:
+    """A venv in `work` holding the pinned jax and jaxlib, the student package's dependencies and its wheel."""
+    from autograder import grading_config
+    from autograder.integrations import release
+    from autograder.student import wheel
+
+    dist = work / "student-dist"
+    release.student_dist(grading_config.load(), dist)
+    venv = work / "student-venv"
+    subprocess.run([shutil.which("python3.11") or sys.executable, "-m", "venv", "--without-pip", str(venv)],
+                   check=True)
+    import importlib.metadata
+
+    pinned = importlib.metadata.version("jax")
+    requirements = [r for r in wheel.REQUIRES if not r.startswith(("jax>=", "jaxlib>="))]
+    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-compile",
+                    f"jax=={pinned}", f"jaxlib=={pinned}", *requirements], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                    *map(str, dist.glob("*.whl"))], check=True)
+    return python
+
+
+def check_seconds(python: Path, notebook: Path, cache_home: Path, cwd: Path) -> float:
+    """Wall time of the student package's `autograder check NOTEBOOK` with its caches under `cache_home`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "JAX_", "XLA_", "PYTHON"))}
+    env["XDG_CACHE_HOME"] = str(cache_home)
+    started = time.perf_counter()
+    completed = subprocess.run([str(python.parent / "autograder"), "check", str(notebook)], capture_output=True,
+                               text=True, cwd=cwd, env=env)
+    seconds = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise RuntimeError(f"autograder check {notebook} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+    return seconds
+
+
+def timings(work: Path, assignments: list[str]) -> dict[str, dict[str, float]]:
+    python = student_venv(work)
+    found = {}
+    for assignment in assignments:
+        folder = work / "student-check" / assignment
+        folder.mkdir(parents=True)
+        notebook = folder / f"{assignment}.ipynb"
+        shutil.copy(ROOT / "solutions" / assignment / f"{assignment}.ipynb", notebook)
+        cache = folder / "cache"
+        cold = check_seconds(python, notebook, cache, folder)
+        repeated = check_seconds(python, notebook, cache, folder)
+        found[assignment] = {"cold_seconds": cold, "repeated_seconds": repeated}
+    return found
+
+
+if __name__ == "__main__":
+    import json
+    import tempfile
+
+    sys.path.insert(0, str(ROOT))
+    names = sys.argv[1:] or sorted(p.name for p in (ROOT / "solutions").iterdir() if p.name[:2].isdigit())
+    with tempfile.TemporaryDirectory() as scratch:
+        print(json.dumps(timings(Path(scratch), names), indent=1))
