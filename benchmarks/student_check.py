@@ -36,10 +36,13 @@ def student_venv(work: Path) -> Path:
     pinned = importlib.metadata.version("jax")
     requirements = [r for r in wheel.REQUIRES if not r.startswith(("jax>=", "jaxlib>="))]
     python = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-compile",
-                    f"jax=={pinned}", f"jaxlib=={pinned}", *requirements], check=True)
+    # Compiled to bytecode as pip installs by default, even where PYTHONDONTWRITEBYTECODE is set: a student's
+    # JAX imports from .pyc files.
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--compile",
+                    f"jax=={pinned}", f"jaxlib=={pinned}", *requirements], check=True, env=environment)
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                    *map(str, dist.glob("*.whl"))], check=True)
+                    "--compile", *map(str, dist.glob("*.whl"))], check=True, env=environment)
     return python
 
 
