@@ -193,7 +193,10 @@ class _BusyOnceWorker:
         item = batch.BatchItem(job["name"], Path(job["path"]), student=job["student"])
         result = batch._crashed(item, self.config, self.seed, "02_where", "stand-in")
         result.problem = "grader_error" if self.jobs.count(job["name"]) == 1 else None
-        batch._write_quietly(result, item, self.out)
+        data = result.to_gradescope()
+        data["extra_data"]["finished"] = True  # a worker's own result, as batch_worker writes it
+        batch._with_identity(data, item)
+        batch._write_data_quietly(data, item, self.out)
 
     def finish(self) -> None:
         pass

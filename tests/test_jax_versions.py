@@ -284,3 +284,37 @@ def test_outside_the_range_the_first_check_says_what_to_run(name, jax_version, k
     assert cell.returncode == 0, cell.stderr[-3000:]
     assert cell.stdout.splitlines() == [expected_cell, "points 0.0"]
     assert jax_support.install_line(True) in expected_cell and jax_support.install_line(False) in expected_command
+
+
+# --- 10_parallel at grading's device counts ---------------------------------------------
+
+def test_a_device_count_written_in_fails_autograder_check_as_it_fails_grading(student_wheel, tmp_path):
+    """`autograder check` (a fresh process) checks 10 with 4 and with 2 devices, as grading does: a mesh of 4
+    written into the code fails the checks the corpus says grading fails, and says with which count."""
+    case = next(c for c in mistakes() if c.id == "10_parallel/global_mean_mesh_of_4")
+    python = _installed(_venv(PINNED, PINNED), student_wheel)
+    command = subprocess.run([str(python.parent / "autograder"), "check", str(case.file), "--assignment",
+                              case.assignment, "--exercise", case.function], capture_output=True, text=True,
+                             env=_environment(python), timeout=600, cwd=tmp_path)
+    assert command.returncode == 1, command.stdout[-3000:] + command.stderr[-3000:]
+    failed = {line.split()[2:-2] and " ".join(line.split()[2:-2]) for line in command.stdout.splitlines()
+              if line.startswith("✗")}
+    assert failed == set(case.fails), command.stdout[-3000:]
+    assert messages.text("check.with_devices", devices=2, feedback="").strip() in command.stdout
+
+
+def test_a_check_cell_says_once_which_devices_it_checked_with(student_wheel, tmp_path):
+    python = _installed(_venv(PINNED, PINNED), student_wheel)
+    script = ("import jax\n"
+              "from autograder.notebook import check\n"
+              "for _ in range(2):\n"
+              "    check('global_mean', {'global_mean': lambda x: x.mean()}, lang='en')\n"
+              "    print('---')\n")
+    cell = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=_environment(python),
+                          timeout=600, cwd=tmp_path)
+    assert cell.returncode == 0, cell.stderr[-3000:]
+    first, second = cell.stdout.split("---")[:2]
+    said = messages.text("student.kernel_devices", devices=1,
+                         counts=messages.text("student.device_counts_joined", first="4", last="2"))
+    assert " ".join(said.split()) in " ".join(first.split()), first
+    assert "grading checks this assignment" not in " ".join(second.split()).lower(), second

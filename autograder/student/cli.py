@@ -67,12 +67,9 @@ def _checked(args) -> int:
         if problem is not None:
             print(problem.sentence(in_notebook=False), file=sys.stderr)
             return 2
-    from autograder.load import example_cells
     from autograder.load.submission_source import SubmissionError, read
-    from autograder.sandbox import compilation_cache
-    from autograder.sandbox.inprocess import load_namespace
-    from autograder.student import device_checks, recorded
-    from autograder.student.checking import Package, check_namespace, render_result
+    from autograder.student import recorded
+    from autograder.student.checking import Package, render_result
     from autograder.student.strings import text
 
     try:
@@ -96,32 +93,44 @@ def _checked(args) -> int:
         if assignment is None:
             print(messages.text("load.unknown_assignment", path=args.path, known=", ".join(package.assignments)))
             return 1
-        counts = package.device_counts(assignment)
-        if counts and device_checks.forced_count() is None:
-            try:  # one fresh process per device count, as grading checks this assignment
-                result = device_checks.check_with_each_count(_child_arguments(args, assignment), counts)
-            except device_checks.DeviceCheckFailed as error:
-                print(messages.text("student.kit_failed", error=error, versions=jax_support.versions()),
-                      file=sys.stderr)
-                return 2
-        else:
-            compilation_cache.enable("check")
-            # The notebook's unchanged examples that nothing graded uses are not run, as grading does not.
-            released = recorded.released_cells(assignment, [cell.source for cell in source.cells], package.directory)
-            skip = example_cells.cells_to_skip(source.cells, released, frozenset(package.functions_of(assignment)))
-            namespace, report = load_namespace(source, package.load_seconds, skip)
-            try:
-                result = check_namespace(package, assignment, namespace, report,
-                                         set(args.exercise) if args.exercise else None, name=args.path.stem,
-                                         path=str(args.path))
-            except recorded.RecordError as error:
-                print(text("student.data_missing", assignment=assignment, detail=error))
-                return 1
-            if device_checks.forced_count() is not None:
-                print(device_checks.result_to_json(result))
-                return 0
+        result = _result(args, package, source, assignment)
+        if isinstance(result, int):
+            return result
         print(render_result(result))
     return 0 if result.all_passed else 1
+
+
+def _result(args, package, source, assignment: str):
+    """The checks' result for `assignment`, or the exit status when there is none to show."""
+    from autograder.load import example_cells
+    from autograder.sandbox import compilation_cache
+    from autograder.sandbox.inprocess import load_namespace
+    from autograder.student import device_checks, jax_support, recorded
+    from autograder.student.checking import check_namespace
+    from autograder.student.strings import text
+
+    counts = package.device_counts(assignment)
+    if counts and device_checks.forced_count() is None:
+        try:  # one fresh process per device count, as grading checks this assignment
+            return device_checks.check_with_each_count(_child_arguments(args, assignment), counts)
+        except device_checks.DeviceCheckFailed as error:
+            print(messages.text("student.kit_failed", error=error, versions=jax_support.versions()), file=sys.stderr)
+            return 2
+    compilation_cache.enable("check")
+    # The notebook's unchanged examples that nothing graded uses are not run, as grading does not.
+    released = recorded.released_cells(assignment, [cell.source for cell in source.cells], package.directory)
+    skip = example_cells.cells_to_skip(source.cells, released, frozenset(package.functions_of(assignment)))
+    namespace, report = load_namespace(source, package.load_seconds, skip)
+    try:
+        result = check_namespace(package, assignment, namespace, report, set(args.exercise) if args.exercise else None,
+                                 name=args.path.stem, path=str(args.path))
+    except recorded.RecordError as error:
+        print(text("student.data_missing", assignment=assignment, detail=error))
+        return 1
+    if device_checks.forced_count() is not None:  # one device count's process: the result as data
+        print(device_checks.result_to_json(result))
+        return 0
+    return result
 
 
 def _child_arguments(args, assignment: str) -> list[str]:
