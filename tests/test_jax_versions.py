@@ -15,6 +15,7 @@ Outside the range, and without JAX, the first check says so in one sentence with
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -118,8 +119,15 @@ def student_wheel(tmp_path_factory) -> Path:
 
 
 def _installed(python: Path, student_wheel: Path) -> Path:
-    _pip("--python", str(python), "install", "--quiet", "--no-deps", "--force-reinstall", "--no-compile",
-         str(student_wheel))
+    """`python`'s venv with this run's student wheel (installed once, under the venv's lock: tests share venvs)."""
+    folder = python.parent.parent
+    stamp = folder / "student-wheel.sha256"
+    digest = hashlib.sha256(student_wheel.read_bytes()).hexdigest()
+    with FileLock(str(CACHE / f"{folder.name}.lock")):
+        if not stamp.is_file() or stamp.read_text() != digest:
+            _pip("--python", str(python), "install", "--quiet", "--no-deps", "--force-reinstall", "--no-compile",
+                 str(student_wheel))
+            stamp.write_text(digest)
     return python
 
 
