@@ -10,23 +10,20 @@ from __future__ import annotations
 import html
 import re
 import shutil
-import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import REPO, SEED
 from nbformat import v4
+from nbgrader_courses import released_course, run_nbgrader
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder import grading_config
 from autograder.catalog import messages
 from autograder.check.results import CheckResult, SubmissionResult
 from autograder.integrations import nbgrader_sandboxed_grades
 from autograder.integrations.nbgrader_sandboxed_grades import HidePointsInFeedback
-from autograder.integrations.release import nbgrader_environment
 
 ASSIGNMENT = "01_immutable_updates"
 DEMOS_NOTE = re.compile(re.escape(messages.ENGLISH["load.demos_skipped"]).replace(re.escape("{cells}"), ".+?"))
@@ -36,27 +33,17 @@ def _grade_id(cell) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = nbgrader_environment() | {grading_config.SEED_ENVIRONMENT_VARIABLE: str(SEED)}
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=1800)
-
-
 @pytest.fixture(scope="module")
 def feedback(tmp_path_factory):
     """(the feedback page's text, the autograded notebook) of a stub, through real nbgrader."""
-    root = tmp_path_factory.mktemp("course")
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
-    shutil.copytree(REPO / "solutions" / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
-    generated = _nbgrader(root, "generate_assignment", ASSIGNMENT)
-    assert generated.returncode == 0, generated.stderr[-3000:]
+    root = released_course(tmp_path_factory.mktemp("course"), ASSIGNMENT, seed=SEED)
     submitted = root / "submitted" / "stub" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     submitted.parent.mkdir(parents=True)
     shutil.copy(root / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", submitted)
     sandbox = "os" if _os_sandbox() else "process"
     for step in (("autograde", ASSIGNMENT, f"--GradeCheckCellsInSandbox.sandbox={sandbox}"),
                  ("generate_feedback", ASSIGNMENT)):
-        completed = _nbgrader(root, *step)
+        completed = run_nbgrader(root, *step, seed=SEED)
         assert completed.returncode == 0, completed.stderr[-3000:]
     page = (root / "feedback" / "stub" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
     autograded = nbformat.read(root / "autograded" / "stub" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)

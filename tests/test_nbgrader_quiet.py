@@ -9,41 +9,29 @@ nbgrader's gradebook, filtered exactly where nbgrader runs
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import warnings
 
 import nbformat
 import pytest
 from conftest import REPO
+from nbgrader_courses import released_course, run_nbgrader
 
 from autograder.integrations import nbgrader_warnings
-from autograder.integrations.release import nbgrader_environment
 
 ASSIGNMENT = "01_immutable_updates"
 STUDENTS = ("ana", "ben", "cho")
 
 
-def _nbgrader(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=nbgrader_environment(),
-                          capture_output=True, text=True, timeout=1800)
-
-
 @pytest.fixture(scope="module")
 def autograded_course(tmp_path_factory):
     """(the course directory, `nbgrader autograde` of its three students)."""
-    root = tmp_path_factory.mktemp("course")
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
-    shutil.copytree(REPO / "solutions" / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
-    generated = _nbgrader("generate_assignment", ASSIGNMENT, cwd=root)
-    assert generated.returncode == 0, generated.stderr[-3000:]
+    root = released_course(tmp_path_factory.mktemp("course"), ASSIGNMENT)
     released = nbformat.read(root / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     for student in STUDENTS:
         path = root / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(released, path)
-    return root, _nbgrader("autograde", ASSIGNMENT, cwd=root)
+    return root, run_nbgrader(root, "autograde", ASSIGNMENT)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +63,7 @@ def test_only_the_known_warning_is_filtered():
 def test_feedback_html_names_no_path_of_the_grading_machine(autograded_course):
     """Issue 41's scan, for nbgrader's student-facing output: the feedback pages of the kit's autograde."""
     root, _ = autograded_course
-    feedback = _nbgrader("generate_feedback", ASSIGNMENT, cwd=root)
+    feedback = run_nbgrader(root, "generate_feedback", ASSIGNMENT)
     assert feedback.returncode == 0, feedback.stderr[-3000:]
     pages = sorted(root.glob(f"feedback/*/{ASSIGNMENT}/{ASSIGNMENT}.html"))
     assert len(pages) == len(STUDENTS)

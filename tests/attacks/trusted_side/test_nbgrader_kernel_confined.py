@@ -32,14 +32,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import REPO, SEED
+from formgrader_http import get_with_token
 from nbgrader.api import Gradebook
 
 from autograder import grading_config
@@ -287,33 +285,19 @@ def _formgrader(root: Path, token: str) -> tuple[subprocess.Popen, str]:
     return server, f"http://127.0.0.1:{port}"
 
 
-def _get(url: str, token: str, *, attempts: int = 600) -> tuple[int, str]:
-    """GET with the token; while the server starts (no connection yet), try again, up to `attempts` times."""
-    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
-    for _ in range(attempts):
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
-        except (ConnectionError, urllib.error.URLError):
-            time.sleep(0.5)
-    raise AssertionError(f"the formgrader never answered {url}")
-
-
 def test_the_formgrader_shows_the_confined_runs_scores_and_notebooks(course):
     """nbgrader's formgrader (a real Jupyter server) reads the gradebook the confined kernels' runs wrote."""
     token = secrets.token_hex(16)
     server, base = _formgrader(course["root"], token)
     try:
-        status, body = _get(f"{base}/formgrader/api/submissions/{ASSIGNMENT}", token)
+        status, body = get_with_token(f"{base}/formgrader/api/submissions/{ASSIGNMENT}", token)
         assert status == 200, body[:2000]
         scores = {entry["student"]: entry["score"] for entry in json.loads(body)}
         assert scores["alice"] == scores["bob"] == sum(TOTALS.values()), scores
-        status, body = _get(f"{base}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}", token)
+        status, body = get_with_token(f"{base}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}", token)
         assert status == 200, body[:2000]
         alice = next(entry for entry in json.loads(body) if entry["student"] == "alice")
-        status, page = _get(f"{base}/formgrader/submissions/{alice['id']}", token)
+        status, page = get_with_token(f"{base}/formgrader/submissions/{alice['id']}", token)
         assert status == 200, page[:2000]
         assert "data file read" in page, "the manual-grading page shows the confined kernel's output"
     finally:
