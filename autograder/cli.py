@@ -201,6 +201,7 @@ def _check(args, config) -> int:
     from autograder.grade.pipeline import GradingOptions, grade_submission
     from autograder.reports.terminal_table import render
     from autograder.sandbox import compilation_cache
+    from autograder.student import device_checks
 
     missing = None if os.path.lexists(args.path) else messages.text("load.file_missing", path=args.path)
     refused = _unknown_assignment(args.assignment, config) or missing or _unknown_exercise(args, config)
@@ -208,15 +209,48 @@ def _check(args, config) -> int:
         print(f"autograder: {refused}", file=sys.stderr)
         return 2
     seed = config.resolve_seed("check", args.seed)
-    compilation_cache.enable("check")
-    with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
-        options = GradingOptions(seed=seed, sandbox="inprocess", assignment=args.assignment,
-                                 functions=frozenset(args.exercise) if args.exercise else None,
-                                 hints=config.hint_level("check"))
-        result = grade_submission(args.path, config, options)
+    counts = _device_counts(args, config)
+    if counts and device_checks.forced_count() is None:
+        try:  # one fresh process per device count, as grading checks this assignment (check.device_runs)
+            result = device_checks.check_with_each_count(_one_count_arguments(args, seed), counts)
+        except device_checks.DeviceCheckFailed as error:
+            print(f"autograder: {error}", file=sys.stderr)
+            return 2
+    else:
+        compilation_cache.enable("check")
+        with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
+            options = GradingOptions(seed=seed, sandbox="inprocess", assignment=args.assignment,
+                                     functions=frozenset(args.exercise) if args.exercise else None,
+                                     hints=config.hint_level("check"))
+            result = grade_submission(args.path, config, options)
+        if device_checks.forced_count() is not None:  # one device count's process: the result as data
+            print(device_checks.result_to_json(result))
+            return 0
     with messages.using(result.language):
         print(render(result))
     return 0 if result.all_passed else 1
+
+
+def _device_counts(args, config) -> tuple[int, ...]:
+    """The device counts grading uses for the notebook's assignment ([devices]); () for JAX's one device."""
+    from autograder.load.submission_source import guess_assignment
+
+    try:
+        assignment = guess_assignment(args.path, config.assignments, args.assignment)
+    except Exception:  # an unreadable file: grade_submission says why, in one process
+        return ()
+    return config.device_counts(assignment) if assignment else ()
+
+
+def _one_count_arguments(args, seed: int) -> list[str]:
+    """The command line of one device count's process: this check, with its seed, settings and language."""
+    arguments = ["--config", str(args.config), "--lang", messages.language(), "check", str(args.path), "--seed",
+                 str(seed)]
+    if args.assignment:
+        arguments += ["--assignment", args.assignment]
+    for exercise in args.exercise or ():
+        arguments += ["--exercise", exercise]
+    return arguments
 
 
 def _unknown_assignment(given: str | None, config) -> str | None:

@@ -3,7 +3,14 @@ and how a result's placement is judged."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+from conftest import REPO
+from corpus_cases import mistakes
 
 from autograder import grading_config
 from autograder.check.device_runs import DeviceRun, merged_outcomes
@@ -64,3 +71,25 @@ def test_a_result_split_by_rows_is_not_replicated():
 def test_a_placement_survives_the_runners_pipe():
     placement = Placement({0: None, 1: (3, 6)})
     assert Placement.from_wire(placement.to_wire()) == placement
+
+
+def _checked(path: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", "--lang", "en", "check", str(path), "--assignment",
+                           "10_parallel", *extra], capture_output=True, text=True, timeout=600, cwd=REPO,
+                          env={k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))})
+
+
+def test_autograder_check_fails_a_device_count_written_in_as_grading_does():
+    """`autograder check` in a fresh process checks 10 with each of grading's device counts: a mesh of 4 written
+    into the code fails with 2 devices, the checks the corpus says grading fails."""
+    case = next(c for c in mistakes() if c.id == "10_parallel/global_mean_mesh_of_4")
+    checked = _checked(case.file, "--exercise", case.function)
+    assert checked.returncode == 1, checked.stdout[-3000:] + checked.stderr[-3000:]
+    failed = {" ".join(line.split()[2:-2]) for line in checked.stdout.splitlines() if line.startswith("✗")}
+    assert failed == set(case.fails), checked.stdout[-3000:]
+    assert "Graded with 2 CPU devices" in checked.stdout
+
+
+def test_autograder_check_passes_code_that_uses_the_devices_it_has():
+    checked = _checked(REPO / "tests" / "corpus" / "10_parallel" / "correct" / "alternative.py")
+    assert checked.returncode == 0 and "All checks passed." in checked.stdout, checked.stdout[-3000:]
