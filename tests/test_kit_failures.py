@@ -125,3 +125,24 @@ def test_the_student_package_says_what_to_report(broken_walk, monkeypatch, langu
             assert check.feedback.startswith(prefix), check.feedback
             assert jax_support.versions() in check.feedback
             _assert_the_kits_failure(check.feedback)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_autograder_check_of_the_student_package_says_the_kits_failure_in_one_sentence(monkeypatch, capsys,
+                                                                                        language):
+    """Whatever the kit raises outside a check (reading the package, a notebook): one sentence on stderr,
+    exit status 2, never a traceback or the student's mistake."""
+    from autograder.student import cli, jax_support
+
+    def failing(args):
+        raise RuntimeError(INJECTED)
+
+    monkeypatch.setattr(cli, "_checked", failing)
+    monkeypatch.setenv(messages.LANGUAGE_VARIABLE, language)  # main() sets it: restored after the test
+    assert cli.main(["--lang", language, "check", "notebook.ipynb"]) == 2
+    said = capsys.readouterr()
+    with messages.using(language):
+        expected = messages.text("student.kit_failed", error=f"RuntimeError: {INJECTED}",
+                                 versions=jax_support.versions())
+    assert said.err.strip() == expected and said.out == ""
+    assert "Traceback" not in said.err
