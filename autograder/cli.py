@@ -316,6 +316,9 @@ def _grade(args, config) -> int:
     except shards.ShardError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
+    if seed == grading_config.PUBLIC_SEED:
+        print(f"autograder: {messages.text('cli.public_seed', seed=seed)}", file=sys.stderr)
+        return 2
     selection = shards.Selection(args.shard) if args.shard else None
     try:
         results = grade_batch(args.paths, args.out, config, seed=seed, jobs=args.jobs,

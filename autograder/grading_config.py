@@ -119,6 +119,14 @@ class GradingConfig:
         return self.hint_levels[mode]
 
     def resolve_seed(self, mode: str, seed: int | None) -> int:
+        """The seed for `mode` (`_resolved_seed`); a random draw never lands on PUBLIC_SEED."""
+        resolved = self._resolved_seed(mode, seed)
+        while resolved == PUBLIC_SEED and seed is None and self.seed_policy.get(mode, "random") == "random" \
+                and not os.environ.get(SEED_ENVIRONMENT_VARIABLE, "").strip():
+            resolved = self._resolved_seed(mode, seed)
+        return resolved
+
+    def _resolved_seed(self, mode: str, seed: int | None) -> int:
         """The seed for hidden inputs: `seed` if given, else $AUTOGRADER_SEED, else the policy for `mode`.
 
         AUTOGRADER_SEED fixes the seed where no --seed can be passed: the check
@@ -139,6 +147,11 @@ class GradingConfig:
         if policy == "random":
             return secrets.randbelow(2**31)
         return int(policy)
+
+
+# The student package's inputs are drawn from this seed at release, and every student has them with the reference's
+# outputs: grading with it would grade on inputs whose answers are public (integrations.release STUDENT_SEED).
+PUBLIC_SEED = 1_000_003
 
 
 def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:

@@ -121,3 +121,28 @@ def test_classroom_docs_say_students_can_read_the_reference_computations_and_how
     # the instructor grades what the clone fetched
     assert grading.index("gh classroom clone student-repos") < grading.index("autograder grade <slug>-submissions/")
     assert "reference computations" in " ".join(README.read_text(encoding="utf-8").split())
+
+
+@pytest.mark.parametrize("how", ["--seed", "AUTOGRADER_SEED"])
+def test_grade_refuses_the_student_packages_public_seed(tmp_path, monkeypatch, capsys, how):
+    """Its inputs and the reference's outputs on them are in every student's copy."""
+    from autograder import cli, grading_config
+
+    arguments = ["grade", str(tmp_path), "--out", str(tmp_path / "out"), "--sandbox", "process"]
+    if how == "--seed":
+        arguments += ["--seed", str(grading_config.PUBLIC_SEED)]
+    else:
+        monkeypatch.setenv(grading_config.SEED_ENVIRONMENT_VARIABLE, str(grading_config.PUBLIC_SEED))
+    assert cli.main(arguments) == 2
+    said = capsys.readouterr().err
+    assert str(grading_config.PUBLIC_SEED) in said and "public seed" in said
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_random_seed_is_never_the_public_one(monkeypatch):
+    from autograder import grading_config
+
+    draws = iter([grading_config.PUBLIC_SEED, 7])
+    monkeypatch.setattr(grading_config.secrets, "randbelow", lambda bound: next(draws))
+    monkeypatch.delenv(grading_config.SEED_ENVIRONMENT_VARIABLE, raising=False)
+    assert grading_config.load().resolve_seed("grade", None) == 7

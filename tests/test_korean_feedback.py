@@ -5,7 +5,7 @@ mistake of 09 and 10) is graded
 with Korean feedback; every note, check name and failed check's feedback must
 read as Korean. Allowed in English: code spans and quoted values, identifiers
 and calls (`sum_init(f32[8], 5)`), an English gloss in parentheses after a
-Korean word, the words KOREAN.md keeps in English (jit, tracer, pytree, key,
+Korean word, the words the glossary keeps in English (jit, tracer, pytree, key,
 ...), Python's type names, and the error text JAX (or the student's code)
 raised, which follows `<Name>Error: ` and stays as JAX prints it.
 """
@@ -20,7 +20,7 @@ from corpus_cases import MistakeCase, mistakes
 from autograder.catalog import messages
 from autograder.grade.pipeline import GradingOptions, grade_submission
 
-# KOREAN.md's words kept in English (GLOSSARY.md: with 09's autodiff and 10's device words), the names
+# The words GLOSSARY.md keeps in English (with 09's autodiff and 10's device words), the names
 # that JAX and Python print, the graded functions' parameters, and people's names (Welford, Newton, Rosenbrock).
 KEPT_IN_ENGLISH = frozenset("""
     jit jax tracer tracers trace traced tracing pytree pytrees leaf leaves key keys subkey subkeys carry vmap grad

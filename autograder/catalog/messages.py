@@ -117,6 +117,7 @@ ENGLISH: dict[str, str] = {
     "cli.help_options": "options",
     "cli.help_help": "show this help message and exit",
     # --- Sharding a class over several machines (grade --shard, merge) ---------
+    "cli.public_seed": "Seed {seed} is the student package's public seed: every student has its inputs and the reference's outputs on them. Grade with another --seed (or none, and a fresh one is drawn), and check AUTOGRADER_SEED and grading.toml's [seeds].",
     "shard.bad_spec": "--shard takes K/N: shard K of N, K counting from 0 (0 to N-1), N from 1 to {maximum}; got {given}.",
     "shard.needs_seed": "--shard needs a seed every shard shares, or each would draw its own: pass the same --seed to every shard (or set {variable}, or an integer [seeds] grade in grading.toml).",
     "shard.graded": "Shard {shard}: graded {count} of the class's {total} submission(s). Combine every shard's out dir with: autograder merge DIR... --out DIR",

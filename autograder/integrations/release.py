@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading_config import REPO_ROOT, GradingConfig
+from autograder.grading_config import PUBLIC_SEED, REPO_ROOT, GradingConfig
 from autograder.integrations import release_manifest
 
 CHECK_PREFIX = "check_"
@@ -179,7 +179,7 @@ def _release_translation(config: GradingConfig, assignment: str, language: str) 
 # The seed of the public inputs the student package's checks are recorded on. Its inputs and
 # expected outputs are in every student's hands: never grade with this seed (--seed,
 # AUTOGRADER_SEED, grading.toml's [seeds]).
-STUDENT_SEED = 1_000_003
+STUDENT_SEED = PUBLIC_SEED
 
 
 def record_student_data(config: GradingConfig, data_dir: Path, assignments: list[str] | None = None,
