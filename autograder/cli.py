@@ -290,6 +290,21 @@ def _refusal(first: str, given: str, known: list[str]) -> str:
     return " ".join([first, *suggestion, messages.text("cli.known", known=", ".join(known))])
 
 
+def _grading_seed(args, config) -> int | None:
+    """The hidden inputs' seed for `grade`; None, having said why, when there is none to grade with."""
+    from autograder.grade import shards
+
+    try:  # every shard must draw the same hidden inputs: --shard needs a fixed seed (shards.fixed_seed)
+        seed = shards.fixed_seed(config, args.seed) if args.shard else config.resolve_seed("grade", args.seed)
+    except shards.ShardError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return None
+    if seed == grading_config.PUBLIC_SEED:  # every student has its inputs and the reference's outputs
+        print(f"autograder: {messages.text('cli.public_seed', seed=seed)}", file=sys.stderr)
+        return None
+    return seed
+
+
 def _grade(args, config) -> int:
     from autograder.grade import shards
     from autograder.grade.batch import Interrupted, NothingToGrade, grade_batch
@@ -311,13 +326,8 @@ def _grade(args, config) -> int:
     else:
         print("autograder: --sandbox process: submissions run as ordinary child processes without OS isolation; "
               "a hostile submission can change grades. Every result records this mode.", file=sys.stderr)
-    try:  # every shard must draw the same hidden inputs: --shard needs a fixed seed (shards.fixed_seed)
-        seed = shards.fixed_seed(config, args.seed) if args.shard else config.resolve_seed("grade", args.seed)
-    except shards.ShardError as error:
-        print(f"autograder: {error}", file=sys.stderr)
-        return 2
-    if seed == grading_config.PUBLIC_SEED:
-        print(f"autograder: {messages.text('cli.public_seed', seed=seed)}", file=sys.stderr)
+    seed = _grading_seed(args, config)
+    if seed is None:
         return 2
     selection = shards.Selection(args.shard) if args.shard else None
     try:
