@@ -30,7 +30,7 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    _language_for_help(sys.argv[1:] if argv is None else argv)
+    messages.choose_from_command_line(sys.argv[1:] if argv is None else argv)  # before the parser: --help too
     parser = _parser()
     args = parser.parse_args(argv)
     if args.lang:
@@ -44,13 +44,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
     return args.command(args, config)
-
-
-def _language_for_help(argv: list[str]) -> None:
-    """`--lang` before the parser is built, so that `autograder --lang ko check --help` is Korean."""
-    given = messages.language_argument(argv)
-    if given:
-        os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(given) or "en"
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -12,13 +12,14 @@ import importlib.metadata
 import pytest
 
 from autograder.catalog import messages
+from autograder.check import jax_api_versions
 from autograder.student import jax_support
 
 
 @pytest.mark.parametrize("text, parsed", [("0.4.38", (0, 4, 38)), ("0.9.0.1", (0, 9, 0, 1)),
                                           ("0.5.0.dev20250101", (0, 5, 0)), ("0.10.2rc1", (0, 10, 2))])
 def test_versions_parse_as_jax_writes_them(text, parsed):
-    assert jax_support.parse(text) == parsed
+    assert jax_api_versions.parse_version(text) == parsed
 
 
 def test_the_pinned_jax_runs_the_checks():
@@ -27,7 +28,7 @@ def test_the_pinned_jax_runs_the_checks():
 
 def _with(monkeypatch, jax: str | None, jaxlib: str | None = None, absl: bool = True) -> jax_support.JaxProblem | None:
     found = {"jax": jax, "jaxlib": jaxlib if jaxlib is not None else jax}
-    monkeypatch.setattr(jax_support, "_installed", lambda distribution, module, attribute: found[distribution])
+    monkeypatch.setattr(jax_support, "installed_version", lambda distribution, module: found[distribution])
     if not absl:
         real = jax_support.importlib.util.find_spec
         monkeypatch.setattr(jax_support.importlib.util, "find_spec",

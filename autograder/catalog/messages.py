@@ -492,15 +492,16 @@ def normalize(name: str | None) -> str | None:
     return None
 
 
-def language_argument(argv: list[str]) -> str | None:
-    """The language a command line asks for (`--lang ko`, `--lang=ko`), read before it is parsed, so that
-    its `--help` is in that language too; None when it names none."""
+def choose_from_command_line(argv: list[str]) -> None:
+    """Use the language a command line asks for (`--lang ko`, `--lang=ko`), read before it is parsed, so that
+    its `--help` is in that language too; through $AUTOGRADER_LANG, which grading workers and sandbox
+    children inherit. Nothing changes when it names none."""
     for index, argument in enumerate(argv):
-        if argument == "--lang" and index + 1 < len(argv):
-            return argv[index + 1]
-        if argument.startswith("--lang="):
-            return argument.split("=", 1)[1]
-    return None
+        given = argv[index + 1] if argument == "--lang" and index + 1 < len(argv) else (
+            argument.split("=", 1)[1] if argument.startswith("--lang=") else None)
+        if given is not None:
+            os.environ[LANGUAGE_VARIABLE] = normalize(given) or "en"
+            return
 
 
 def translate_help(parser: argparse.ArgumentParser) -> None:

@@ -29,6 +29,7 @@ from autograder.protocol import wire_format
 from autograder.protocol.placements import Placement, placement_of
 from autograder.protocol.program_facts import LOOP_CONSTRUCTS, ProgramFacts
 from autograder.protocol.program_failures import ProgramRefused, ProgramRunFailed
+from autograder.protocol.wire_format import is_typed_key
 
 __all__ = ["LOOP_CONSTRUCTS", "InProcessPrograms", "LoadedProgram", "Placement", "ProgramFacts", "ProgramRefused",
            "ProgramRunFailed", "Programs"]
@@ -89,7 +90,6 @@ class InProcessPrograms:
         placements = [placement_of(leaf) for leaf in jax.tree.leaves(out) if isinstance(leaf, jax.Array)]
         return jax.tree.map(_to_numpy, out), placements
 
-
     def _inputs(self, program: _InProcessProgram, skeleton: Any, arrays: list[np.ndarray]) -> tuple[list, dict]:
         """The program's traced arguments; each key as its data where the program takes key data (a program
         exported by a JAX before 0.6, which cannot serialize typed keys: child.older_jax_exports)."""
@@ -101,22 +101,15 @@ class InProcessPrograms:
         leaves, treedef = jax.tree.flatten(traced)
         avals = self._table.input_types(program.handle)
         if len(avals) == len(leaves):
-            leaves = [jax.random.key_data(leaf) if _is_key(leaf) and not _is_key(aval) else leaf
+            leaves = [jax.random.key_data(leaf) if is_typed_key(leaf) and not is_typed_key(aval) else leaf
                       for leaf, aval in zip(leaves, avals, strict=True)]
         args, kwargs = jax.tree.unflatten(treedef, leaves)
         return args, kwargs
 
 
-def _is_key(value: Any) -> bool:
-    import jax
-
-    dtype = getattr(value, "dtype", None)
-    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
-
-
 def _to_numpy(leaf: Any) -> np.ndarray:
     import jax
 
-    if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+    if isinstance(leaf, jax.Array) and is_typed_key(leaf):
         return np.asarray(jax.random.key_data(leaf))  # typed keys come back to the parent as their key data
     return np.asarray(leaf)

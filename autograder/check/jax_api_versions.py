@@ -29,6 +29,15 @@ class ApiChange:
     removed: str | None
     replacement: str
 
+    def lacking_in(self, version: str) -> str | None:
+        """Why JAX `version` lacks the API: "newer" (it came later), "removed" (it went by then); None if it has it."""
+        found = parse_version(version)
+        if self.added is not None and found < parse_version(self.added):
+            return "newer"
+        if self.removed is not None and found >= parse_version(self.removed):
+            return "removed"
+        return None
+
 
 CHANGES = (
     ApiChange("jax.tree_map", None, "0.6.0", "jax.tree.map"),
@@ -90,45 +99,47 @@ def hint(message: str) -> str | None:
     """The sentence for an error that names a JAX API the running JAX lacks, or None if the table has none."""
     api = missing_api(message)
     change = change_for(api) if api else None
-    if change is None:
+    running = installed_version("jax", "jax") or "?"
+    why = change.lacking_in(running) if change else None
+    if change is None or why is None:
         return None
-    running = running_jax()
-    if change.added is not None and _version(running) < _version(change.added):
-        return messages.text("api.newer", api=change.api, added=change.added, running=running,
-                             replacement=change.replacement)
-    if change.removed is not None:
-        return messages.text("api.removed", api=change.api, removed=change.removed, running=running,
-                             replacement=change.replacement)
-    return None
+    return messages.text(f"api.{why}", api=change.api, added=change.added, removed=change.removed, running=running,
+                         replacement=change.replacement)
 
 
 def missing_in(version: str, messages_said: list[str]) -> list[ApiChange]:
     """The table's APIs that warnings or errors (`messages_said`) show a student's code uses and that JAX
     `version` lacks (removed by then, or newer): what grading on that JAX will fail on."""
-    found = []
+    found: list[ApiChange] = []
     for said in messages_said:
         api = missing_api(said)
         change = change_for(api) if api else None
-        if change is None or change in found:
-            continue
-        removed = change.removed is not None and _version(version) >= _version(change.removed)
-        newer = change.added is not None and _version(version) < _version(change.added)
-        if removed or newer:
+        if change is not None and change not in found and change.lacking_in(version):
             found.append(change)
     return found
 
 
-def running_jax() -> str:
-    """The version of the JAX this process runs (as imported, else as installed): the one that raised."""
-    imported = sys.modules.get("jax")
-    version = getattr(imported, "__version__", None)
-    if isinstance(version, str):
-        return version
+def installed_version(distribution: str, module: str) -> str | None:
+    """The version of `module` as this process imported it (its `__version__`), else of `distribution` as
+    installed; None if neither: for JAX, the one that raised."""
+    imported = sys.modules.get(module)
+    found = getattr(imported, "__version__", None)
+    if isinstance(found, str):
+        return found
     try:
-        return importlib.metadata.version("jax")
+        return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
-        return "?"
+        return None
 
 
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+def parse_version(version: str) -> tuple[int, ...]:
+    """"0.4.38" -> (0, 4, 38); "0.9.0.1" -> (0, 9, 0, 1); "0.5.0.dev20250101" -> (0, 5, 0)."""
+    numbers = []
+    for part in version.split("."):
+        match = re.match(r"\d+", part)
+        if match is None:
+            break
+        numbers.append(int(match.group()))
+        if match.group() != part:
+            break
+    return tuple(numbers)

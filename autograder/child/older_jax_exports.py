@@ -25,6 +25,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator
 
+from autograder.protocol.wire_format import is_typed_key
+
 
 def serializes_typed_keys() -> bool:
     """Whether this JAX's `jax.export` can serialize an argument of a typed-key dtype."""
@@ -58,7 +60,7 @@ def needs_key_data(abstract_args: list, abstract_kwargs: dict) -> bool:
     import jax
 
     leaves = jax.tree.leaves((abstract_args, abstract_kwargs))
-    return any(_is_key_type(leaf) for leaf in leaves) and not serializes_typed_keys()
+    return any(is_typed_key(leaf) for leaf in leaves) and not serializes_typed_keys()
 
 
 def over_key_data(fn: Callable, abstract_args: list, abstract_kwargs: dict,
@@ -67,11 +69,9 @@ def over_key_data(fn: Callable, abstract_args: list, abstract_kwargs: dict,
     """`fn` as a function of its keys' data, and the abstract arguments to export it with."""
     import jax
 
-    static = set(static_argnums)
-    traced = ([a for i, a in enumerate(abstract_args) if i not in static],
-              {k: v for k, v in abstract_kwargs.items() if k not in static_argnames})
-    leaves, treedef = jax.tree.flatten(traced)
-    impls = [_impl(leaf) if _is_key_type(leaf) else None for leaf in leaves]
+    statics = _Statics(frozenset(static_argnums), frozenset(static_argnames))
+    leaves, treedef = jax.tree.flatten(statics.traced(abstract_args, abstract_kwargs))
+    impls = [_impl(leaf) if is_typed_key(leaf) else None for leaf in leaves]
 
     def as_data(leaf, impl):
         if impl is None:
@@ -80,35 +80,36 @@ def over_key_data(fn: Callable, abstract_args: list, abstract_kwargs: dict,
         return jax.ShapeDtypeStruct(tuple(leaf.shape) + data.shape, data.dtype)
 
     data_leaves = [as_data(leaf, impl) for leaf, impl in zip(leaves, impls, strict=True)]
-    data_args, data_kwargs = jax.tree.unflatten(treedef, data_leaves)
-    rebuilt_args = list(data_args)
-    for i in sorted(static):
-        rebuilt_args.insert(i, abstract_args[i])
-    rebuilt_kwargs = {**data_kwargs, **{k: v for k, v in abstract_kwargs.items() if k in static_argnames}}
+    data_args, data_kwargs = statics.joined(jax.tree.unflatten(treedef, data_leaves), abstract_args, abstract_kwargs)
 
     def with_keys(*args: Any, **kwargs: Any) -> Any:
-        positional = [a for i, a in enumerate(args) if i not in static]
-        keyword = {k: v for k, v in kwargs.items() if k not in static_argnames}
-        flat = jax.tree.leaves((positional, keyword))
+        flat = jax.tree.leaves(statics.traced(list(args), kwargs))
         keyed = [jax.random.wrap_key_data(leaf, impl=impl) if impl is not None else leaf
                  for leaf, impl in zip(flat, impls, strict=True)]
-        keyed_args, keyed_kwargs = jax.tree.unflatten(treedef, keyed)
-        keyed_args = list(keyed_args)
-        for i in sorted(static):
-            keyed_args.insert(i, args[i])
-        keyed_kwargs.update({k: v for k, v in kwargs.items() if k in static_argnames})
+        keyed_args, keyed_kwargs = statics.joined(jax.tree.unflatten(treedef, keyed), list(args), kwargs)
         out = fn(*keyed_args, **keyed_kwargs)
-        return jax.tree.map(lambda leaf: jax.random.key_data(leaf) if _is_key_type(leaf) else leaf, out)
+        return jax.tree.map(lambda leaf: jax.random.key_data(leaf) if is_typed_key(leaf) else leaf, out)
 
     with_keys.__name__ = getattr(fn, "__name__", "with_keys")
-    return with_keys, rebuilt_args, rebuilt_kwargs
+    return with_keys, data_args, data_kwargs
 
 
-def _is_key_type(leaf: Any) -> bool:
-    import jax
+class _Statics:
+    """Which arguments are static: they stay as they are, and only the others are traced (and carry keys)."""
 
-    dtype = getattr(leaf, "dtype", None)
-    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+    def __init__(self, argnums: frozenset[int], argnames: frozenset[str]):
+        self.argnums, self.argnames = argnums, argnames
+
+    def traced(self, args: list, kwargs: dict) -> tuple[list, dict]:
+        return ([a for i, a in enumerate(args) if i not in self.argnums],
+                {k: v for k, v in kwargs.items() if k not in self.argnames})
+
+    def joined(self, traced: tuple[list, dict], args: list, kwargs: dict) -> tuple[list, dict]:
+        """`traced` with the static arguments of `args` and `kwargs` back in their places."""
+        joined_args = list(traced[0])
+        for i in sorted(self.argnums):
+            joined_args.insert(i, args[i])
+        return joined_args, {**traced[1], **{k: v for k, v in kwargs.items() if k in self.argnames}}
 
 
 def _impl(leaf: Any) -> Any:

@@ -26,6 +26,14 @@ class WireFormatError(ValueError):
     """A value cannot cross the boundary; the message says which part and why."""
 
 
+def is_typed_key(value: Any) -> bool:
+    """Whether `value` (an array, or an abstract one: ShapeDtypeStruct, ShapedArray) holds typed PRNG keys."""
+    import jax
+
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+
+
 def leaf_to_array(leaf: Any):
     """A JAX or NumPy output leaf as a plain array (a typed PRNG key as its key data and implementation's name),
     or None if it is not one: `encode`'s `to_array` for the processes that run JAX (the child, the clean room)."""
@@ -36,7 +44,7 @@ def leaf_to_array(leaf: Any):
     if isinstance(leaf, np.generic):
         return np.asarray(leaf)
     if isinstance(leaf, jax.Array):
-        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+        if is_typed_key(leaf):
             return np.asarray(jax.random.key_data(leaf)), str(jax.random.key_impl(leaf))
         return np.asarray(leaf)
     return None

@@ -22,9 +22,7 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    given = messages.language_argument(sys.argv[1:] if argv is None else argv)
-    if given:  # before the parser is built, so that `--help` is in that language too
-        os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(given) or "en"
+    messages.choose_from_command_line(sys.argv[1:] if argv is None else argv)  # before the parser: --help too
     parser = argparse.ArgumentParser(prog="autograder", description=messages.text("cli.help_student_description"))
     parser.add_argument("--lang", metavar="LANG", help=messages.text("cli.help_lang"))
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -62,7 +60,8 @@ def _checked(args) -> int:
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {FAST_COMPILE_FLAG}".strip()
     from autograder.student import jax_support
 
-    with messages.using(_notebook_language(args.path)):
+    language = _notebook_language(args.path)
+    with messages.using(language):
         problem = jax_support.problem()
         if problem is not None:
             print(problem.sentence(in_notebook=False), file=sys.stderr)
@@ -83,7 +82,7 @@ def _checked(args) -> int:
             print(text("student.unknown_function", function=", ".join(unknown), known=", ".join(package.functions())),
                   file=sys.stderr)
             return 2
-    with messages.using(_notebook_language(args.path)):
+    with messages.using(language):
         try:
             source = read(args.path)
         except SubmissionError as error:

@@ -51,10 +51,10 @@ on which nothing here is tested.
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import importlib.util
-import re
 import sys
+
+from autograder.check.jax_api_versions import installed_version, parse_version
 
 # The supported range: LOWEST <= version < BEYOND. TESTED lists the releases the matrix installs: the
 # first of the range and the newest patch release of every minor one.
@@ -92,35 +92,9 @@ class JaxProblem:
                              then=then)
 
 
-def parse(version: str) -> tuple[int, ...]:
-    """"0.4.38" -> (0, 4, 38); "0.9.0.1" -> (0, 9, 0, 1); "0.5.0.dev20250101" -> (0, 5, 0)."""
-    numbers = []
-    for part in version.split("."):
-        match = re.match(r"\d+", part)
-        if match is None:
-            break
-        numbers.append(int(match.group()))
-        if match.group() != part:
-            break
-    return tuple(numbers)
-
-
-def _installed(distribution: str, module: str, version_attribute: str) -> str | None:
-    """The version of `module` as this process imported it, else as installed on disk; None if neither."""
-    imported = sys.modules.get(module)
-    if imported is not None:
-        found = getattr(imported, version_attribute, None)
-        if isinstance(found, str):
-            return found
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
 def versions() -> str:
     """This Python's versions that a report of the kit's own failure needs: the package's, JAX's, jaxlib's."""
-    found = {name: _installed(name, module, "__version__")
+    found = {name: installed_version(name, module)
              for name, module in (("jax-exercises-student", "-"), ("jax", "jax"), ("jaxlib", "jaxlib.version"))}
     found["python"] = ".".join(map(str, sys.version_info[:3]))
     return ", ".join(f"{name} {version or '-'}" for name, version in found.items())
@@ -128,15 +102,15 @@ def versions() -> str:
 
 def problem() -> JaxProblem | None:
     """Why this Python's JAX cannot run the checks, or None when it can (then `adapt` has been applied)."""
-    jax_version = _installed("jax", "jax", "__version__")
+    jax_version = installed_version("jax", "jax")
     if jax_version is None:
         return JaxProblem("student.jax_missing", {})
-    found = parse(jax_version)
+    found = parse_version(jax_version)
     if not LOWEST <= found < BEYOND:
         return JaxProblem("student.jax_unsupported", {"found": jax_version, "lowest": version_text(LOWEST),
                                                       "beyond": version_text(BEYOND)})
-    jaxlib_version = _installed("jaxlib", "jaxlib.version", "__version__")
-    if jaxlib_version is not None and parse(jaxlib_version)[:2] != found[:2]:
+    jaxlib_version = installed_version("jaxlib", "jaxlib.version")
+    if jaxlib_version is not None and parse_version(jaxlib_version)[:2] != found[:2]:
         return JaxProblem("student.jax_mismatched", {"jax": jax_version, "jaxlib": jaxlib_version},
                           (f'%pip install "jax[cpu]=={jax_version}"', f'pip install "jax[cpu]=={jax_version}"'))
     if found < ABSL_NEEDED_BEFORE and importlib.util.find_spec("absl") is None:
@@ -171,7 +145,7 @@ def keeps_placements_under_jit() -> bool:
     """Whether this JAX's `jax.jit` returns an output where a `jax.device_put` inside the function put it."""
     import jax
 
-    return parse(jax.__version__) >= (0, 9)
+    return parse_version(jax.__version__) >= (0, 9)
 
 
 def _shard_map_over_the_experimental_one():
