@@ -27,7 +27,7 @@ class ApiChange:
     api: str
     added: str | None
     removed: str | None
-    replacement: str
+    replacement: str  # code, the same in every language, that every JAX of the student package's range has
 
     def lacking_in(self, version: str) -> str | None:
         """Why JAX `version` lacks the API: "newer" (it came later), "removed" (it went by then); None if it has it."""
@@ -52,18 +52,18 @@ CHANGES = (
     ApiChange("jax.ops.index_add", None, "0.3.2", "x.at[...].add(...)"),
     ApiChange("jax.sharding.PositionalSharding", None, "0.7.0", "jax.sharding.NamedSharding"),
     ApiChange("jax.sharding.GSPMDSharding", None, "0.7.0", "jax.sharding.NamedSharding"),
-    ApiChange("jax.sharding.use_mesh", None, "0.7.0", "jax.sharding.Mesh with jax.sharding.NamedSharding"),
-    ApiChange("jax.lib.xla_bridge", None, "0.8.0", "jax.devices() and jax.default_backend()"),
-    ApiChange("jax.device_put_replicated", None, "0.10.0", "jax.device_put with a NamedSharding"),
-    ApiChange("jax.device_put_sharded", None, "0.10.0", "jax.device_put with a NamedSharding"),
-    ApiChange("jax.lax.pvary", "0.6.0", "0.10.0", "jax.lax.psum or jax.lax.pmean over the axis"),
+    ApiChange("jax.sharding.use_mesh", None, "0.7.0", "jax.sharding.NamedSharding(mesh, spec)"),
+    ApiChange("jax.lib.xla_bridge", None, "0.8.0", "jax.devices()"),
+    ApiChange("jax.device_put_replicated", None, "0.10.0", "jax.device_put(x, jax.sharding.NamedSharding(mesh, spec))"),
+    ApiChange("jax.device_put_sharded", None, "0.10.0", "jax.device_put(x, jax.sharding.NamedSharding(mesh, spec))"),
+    ApiChange("jax.lax.pvary", "0.6.0", "0.10.0", "jax.shard_map(..., check_vma=False)"),
     ApiChange("jax.shard_map", "0.6.0", None, "jax.experimental.shard_map.shard_map"),
-    ApiChange("jax.set_mesh", "0.7.0", None, "jax.sharding.Mesh with jax.sharding.NamedSharding"),
+    ApiChange("jax.set_mesh", "0.7.0", None, "jax.sharding.NamedSharding(mesh, spec)"),
     ApiChange("jax.P", "0.7.0", None, "jax.sharding.PartitionSpec"),
-    ApiChange("jax.lax.pcast", "0.8.0", None, "jax.lax.psum or jax.lax.pmean over the axis"),
+    ApiChange("jax.lax.pcast", "0.8.0", None, "jax.shard_map(..., check_vma=False)"),
     ApiChange("jax.lax.axis_size", "0.6.1", None, "jax.device_count()"),
     ApiChange("jax.custom_remat", "0.11.0", None, "jax.checkpoint"),
-    ApiChange("jax.Inline", "0.11.0", None, "jax.jit without an inlining policy"),
+    ApiChange("jax.Inline", "0.11.0", None, "jax.jit(f)"),
     ApiChange("jax.numpy.top_k", "0.11.1", None, "jax.lax.top_k"),
 )
 _BY_API = {change.api: change for change in CHANGES}
