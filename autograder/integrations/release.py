@@ -185,6 +185,8 @@ STUDENT_SEED = PUBLIC_SEED
 def record_student_data(config: GradingConfig, data_dir: Path, assignments: list[str] | None = None,
                         seed: int = STUDENT_SEED, root: Path = REPO_ROOT) -> list[str]:
     """Record each assignment's checks on its solution into `data_dir` (index.json, <a>.json, <a>.npz)."""
+    from autograder.check.jax_api_versions import installed_version
+    from autograder.load import example_cells
     from autograder.student import recorded, recording
 
     names = list(assignments or config.assignments)
@@ -195,13 +197,11 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
         for count in counts:  # the largest under the assignment's own name, for kernels of any count
             name = assignment if count == max(counts) else recorded.record_name(assignment, count)
             _record_with_devices(assignment, config, data_dir, seed, root, count, name)
-        if counts:
-            continue
-        record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root), seed)
-        recorded.write(data_dir, assignment, record, arrays)
-    from autograder.load import example_cells
-
-    for assignment in names:  # the released notebooks' own cells, which `autograder check` need not run
+        if not counts:
+            record, arrays = recording.record_assignment(assignment, config, solution_notebook(assignment, root),
+                                                         seed)
+            recorded.write(data_dir, assignment, record, arrays)
+        # The released notebooks' own cells, which `autograder check` need not run.
         recorded.write_released_cells(data_dir, assignment, example_cells.released_cells(assignment,
                                                                                          root / "assignments"))
     recorded.write_index(data_dir, {
@@ -211,17 +211,11 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
         "devices": {a: list(config.device_counts(a)) for a in names if config.device_counts(a)},
         # The JAX grading runs (this process's, pyproject.toml's pin): the student package names the APIs a
         # student's code uses that it lacks (check.jax_api_versions).
-        "grader_jax": _grader_jax(),
+        "grader_jax": installed_version("jax", "jax"),
         "limits": {"submission_seconds": config.limits.submission_seconds, "load_seconds": config.limits.load_seconds,
                    "call_seconds": config.limits.call_seconds},
     })
     return names
-
-
-def _grader_jax() -> str:
-    import importlib.metadata
-
-    return importlib.metadata.version("jax")
 
 
 def _record_with_devices(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path,
