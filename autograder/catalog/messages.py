@@ -198,8 +198,11 @@ ENGLISH: dict[str, str] = {
     "program.refused.devices": "the compiled program needs more devices than the grader gives it ({detail})",
     "program.refused.callback": "it calls back into Python from compiled code ({detail})",
     "program.refused.custom_call": "it calls native code through a custom call (`{detail}`), which the grader never runs: a custom call trusts the shapes it is given",
+    "program.refused.operation": "it holds an operation the grader never runs (`{detail}`): the grader runs only operations that compute values from values, never one that waits for or sends data to the host or another process (infeed, outfeed, send, recv)",
+    "program.refused.dynamic_shape": "its sizes are not fixed in the compiled program ({detail}): the grader runs programs whose every array has a known shape, never shape-polymorphic ones (from `jax.export` with symbolic shapes)",
     # When the clean-room runner could not finish a function's exported program.
     "program.cpu_limit": "The traced program of `{function}` ran longer than {seconds:g} s of CPU time at the hidden inputs ({call}). Does a loop in it never end, such as a `lax.while_loop` whose condition stays true?",
+    "program.stalled": "The traced program of `{function}` did not finish ({call}), though it had used less than {seconds:g} s of CPU time: it was not computing but waiting (for data from the host?). The check was stopped. Write the function with jax.numpy and lax only.",
     "program.wall_clock": "The traced program of `{function}` did not answer within {seconds:g} s ({call}), twice, though it had CPU time left: the grading machine was too busy. This is the grader's problem, not your code's: the submission is marked to be graded again.",
     "program.crashed": "The grader's program runner ended while running the traced program of `{function}` ({call}: {detail}). This check scores 0; the other checks are not affected.",
     "program.bad_output": "The grader's program runner sent an answer that could not be read for `{function}` ({call}: {detail}).",

@@ -6,13 +6,21 @@ of the module. Nothing is matched in the module's text: debug locations
 (which `jax.named_scope` fills with any string), function names and string
 attributes say nothing here. Only the operations' registered names, the
 shapes of the values they produce and the targets of custom calls count.
+
+The walk refuses (ProgramRefused) what the grader does not run: an
+operation outside allowed_operations (one that waits for the host, say),
+and any value whose size is not known from the module itself (a dynamic
+dimension, an unranked tensor: shape polymorphism), which would otherwise
+count as no elements at all.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterator
 
+from autograder.cleanroom.allowed_operations import ALLOWED_OPERATIONS
 from autograder.protocol.program_facts import CONSTRUCTS_BY_OPERATION, ProgramFacts
+from autograder.protocol.program_failures import ProgramRefused
 
 
 class ModuleUnreadable(ValueError):
@@ -22,9 +30,11 @@ class ModuleUnreadable(ValueError):
 def facts_of(exported: Any) -> ProgramFacts:
     """The ProgramFacts of a deserialized `jax.export.Exported`.
 
-    Raises ModuleUnreadable when its module does not parse; any other exception is the walk's own
+    Raises ModuleUnreadable when its module does not parse, ProgramRefused ("operation",
+    "dynamic_shape") for what the grader does not run; any other exception is the walk's own
     failure, which the caller reports as the kit's (protocol.errors.KitFault).
     """
+    _refuse_symbolic_shapes(exported)
     from jax._src.interpreters import mlir
 
     with mlir.make_ir_context():
@@ -37,13 +47,18 @@ def facts_of(exported: Any) -> ProgramFacts:
         names: set[str] = set()
         count = largest = 0
         targets: set[str] = set()
+        refused: set[str] = set()
         for operation in _operations(module.operation):
+            if operation.name not in ALLOWED_OPERATIONS:
+                refused.add(operation.name[:64])
             name = _short_name(operation.name)
             names.add(name)
             count += 1
             largest = max(largest, _largest_result(operation))
             if name == "custom_call":
                 targets.add(_call_target(operation))
+    if refused:
+        raise ProgramRefused("operation", ", ".join(sorted(refused))[:200])
     constructs = set().union(*(CONSTRUCTS_BY_OPERATION.get(name, frozenset()) for name in names))
     return ProgramFacts(primitives=frozenset(names | constructs), equation_count=count,
                         largest_value_elements=largest, custom_call_targets=frozenset(targets),
@@ -93,19 +108,31 @@ def _short_name(name: str) -> str:
 
 
 def _largest_result(operation) -> int:
+    """The most elements of any value `operation` produces. Raises ProgramRefused for a size the module
+    does not fix: an unknown size is never counted as small."""
     from jax._src.lib.mlir import ir
 
     largest = 0
     for value in (*operation.results, *_block_arguments(operation)):
         try:
-            shape = ir.RankedTensorType(value.type).shape
+            shaped = ir.ShapedType(value.type)
         except (ValueError, TypeError):
-            continue  # not a ranked tensor (a token, a tuple): holds no elements of its own
+            continue  # not an array (a token, a tuple of values counted where they are made)
+        if not shaped.has_rank or not shaped.has_static_shape:
+            raise ProgramRefused("dynamic_shape", f"{operation.name[:64]} makes a value of type {str(value.type)[:80]}")
         elements = 1
-        for size in shape:
-            elements *= max(int(size), 0)
+        for size in shaped.shape:
+            elements *= int(size)
         largest = max(largest, elements)
     return largest
+
+
+def _refuse_symbolic_shapes(exported: Any) -> None:
+    """A program exported for symbolic shapes (jax.export's shape polymorphism): the grader exports with
+    concrete ones, so its sizes would be decided only when it runs."""
+    for aval in (*exported.in_avals, *exported.out_avals):
+        if not all(isinstance(size, int) for size in aval.shape):
+            raise ProgramRefused("dynamic_shape", f"an input or output of shape {str(aval.shape)[:80]}")
 
 
 def _block_arguments(operation) -> Iterator[Any]:

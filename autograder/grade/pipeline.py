@@ -140,6 +140,7 @@ def _grade_in_sandbox(path: Path, assignment: str, config: GradingConfig, option
                                  write_programs_to=worker.write_programs_to, cpu_devices=devices)
     runner = worker.program_runner or _own_runner(options.sandbox, config)
     runner.use_devices(max(devices, 1))
+    runner.deadline = transport.wall_deadline  # the runner's time is the submission's too
     too_busy_before = runner.too_busy
     try:
         report = transport.start()
@@ -153,6 +154,7 @@ def _grade_in_sandbox(path: Path, assignment: str, config: GradingConfig, option
         problem = transport.load_problem or ("grader_error" if runner.too_busy > too_busy_before else None)
     finally:
         transport.close()
+        runner.deadline = None
         if runner is not worker.program_runner:
             runner.close()
         worker.child_peak_rss_kb = max(worker.child_peak_rss_kb, transport.child_maxrss_kb)

@@ -8,8 +8,9 @@ side turns each into one sentence for the student (check.submission).
 
 from __future__ import annotations
 
-REFUSAL_REASONS = ("unreadable", "too_large", "platform", "devices", "callback", "custom_call")
-RUN_FAILURES = ("cpu_limit", "wall_clock", "crashed", "bad_output", "raised", "unavailable")
+REFUSAL_REASONS = ("unreadable", "too_large", "platform", "devices", "callback", "custom_call", "operation",
+                   "dynamic_shape")
+RUN_FAILURES = ("cpu_limit", "stalled", "wall_clock", "crashed", "bad_output", "raised", "unavailable")
 
 
 class ProgramRefused(ValueError):
@@ -26,10 +27,12 @@ class ProgramRefused(ValueError):
 class ProgramRunFailed(RuntimeError):
     """A request to the runner did not complete; `kind` (one of RUN_FAILURES) says how.
 
-    "cpu_limit": the program used its CPU time (`seconds`); "wall_clock": no answer within the
-    backstop (`seconds`); "crashed": the runner died otherwise (`detail` names the signal or exit
-    code); "bad_output": an answer that is not well-formed; "raised": the program failed
-    (`error_type`, `detail`); "unavailable": no runner could be started.
+    "cpu_limit": the program used its CPU time (`seconds`); "stalled": the runner used no CPU for
+    as long as its CPU-time limit (`seconds`), waiting instead of computing; "wall_clock": no answer
+    while the machine was too busy to run it (`seconds`: the backstop); "crashed": the runner died
+    otherwise (`detail` names the signal or exit code); "bad_output": an answer that is not
+    well-formed; "raised": the program failed (`error_type`, `detail`); "unavailable": no runner
+    could be started.
     """
 
     def __init__(self, kind: str, detail: str = "", error_type: str = "", seconds: float = 0.0):

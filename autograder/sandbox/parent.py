@@ -65,11 +65,6 @@ TMPFS_BYTES = 512 << 20  # the OS sandbox child's whole writable space
 # How often, in wall-clock seconds, the parent reads a working child's CPU time; a limit is
 # overshot by at most this much CPU time per core (a reading costs the zygote a walk of /proc).
 CPU_POLL_SECONDS = 0.2
-# When the wall-clock backstop runs out with CPU time left, the child's threads are watched this long:
-# if they spent at least STARVED_SHARE of it waiting, runnable, for a CPU, the machine was too busy;
-# otherwise the child was not trying to run (it sleeps, or waits for input), which is the student's timeout.
-STARVATION_WINDOW_SECONDS = 0.5
-STARVED_SHARE = 0.25
 
 
 class SandboxTransport:
@@ -153,6 +148,12 @@ class SandboxTransport:
     def zygote(self) -> Zygote | None:
         """The zygote this transport's children come from (the worker's, or its own once started)."""
         return self._zygote or self._own_zygote
+
+    @property
+    def wall_deadline(self) -> float:
+        """The monotonic time by which this submission's grading ends, whatever the machine's load: its
+        program runner's requests are held to it too (program_runner.ConfinedProgramRunner.deadline)."""
+        return self._wall_deadline
 
     def captured_output(self) -> str:
         """What the student's code printed (capped), for the feedback only."""
@@ -272,13 +273,7 @@ class SandboxTransport:
 
     def _starved(self) -> bool:
         """Whether the child's threads are waiting, runnable, for a CPU (the machine is too busy for it)."""
-        process = self._process
-        before = process.run_queue_seconds() if process is not None else None
-        time.sleep(STARVATION_WINDOW_SECONDS)
-        after = process.run_queue_seconds() if process is not None else None
-        if before is None or after is None:
-            return False
-        return after - before >= STARVED_SHARE * STARVATION_WINDOW_SECONDS
+        return self._process is not None and self._process.starved()
 
     def _read_child_cpu(self) -> float:
         """The current child's CPU seconds (its whole process tree), as the zygote reads them; kept for cpu_spent."""

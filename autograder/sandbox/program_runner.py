@@ -12,12 +12,24 @@ another's computes (docs/architecture.md says why). Whenever the runner
 fails (a CPU-time limit, the wall-clock backstop, a crash, garbage on the
 pipe) that one request fails with a `ProgramRunFailed` that says which, the
 runner is killed, and the next request starts a fresh one.
+
+How a wait is judged: while a request is held, its runner's CPU time is read
+every CPU_POLL_SECONDS (through the zygote: the runner cannot forge it). A
+runner that uses no CPU for as long as the request's CPU-time limit is not
+computing but waiting (a program that waits for the host, say): that is the
+student's timeout ("stalled"), decided then, never retried. Only when the
+wall-clock backstop runs out or the runner idles and its threads were
+measurably waiting for a CPU (sandbox.zygote_client.ForkedChild.starved) was
+the machine too busy: then the request is tried once more in a fresh runner,
+and the grader's problem if it happens again. No request outlives the
+submission's own wall-clock deadline (`deadline`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import select
 import shutil
 import signal
 import tempfile
@@ -41,8 +53,12 @@ from autograder.sandbox.zygote_client import ForkedChild, Zygote, ZygoteUnavaila
 
 # The wall-clock backstop is grading.toml's busy_factor times the CPU-time limit, plus room to start
 # a runner. It catches a runner the machine was too busy to run (the request is tried once more in a
-# fresh runner, then said to be the grader's problem) or one that stopped answering; never points.
+# fresh runner, then said to be the grader's problem); a runner that waits is caught long before it,
+# by its idle CPU clock.
 START_SECONDS = 60.0
+# How often, in wall-clock seconds, the runner's CPU time is read while a request is held.
+CPU_POLL_SECONDS = 0.2
+IDLE = "idle"  # why _wait_for_answer gave up: the runner used no CPU for as long as the request's CPU-time limit
 RUNNER_TMPFS_BYTES = 64 << 20
 # A runner that has used this share of its lifetime CPU limit is replaced before the next request,
 # so the lifetime limit never cuts a program short.
@@ -90,6 +106,9 @@ class ConfinedProgramRunner:
         self.requests = 0
         self.busy_seconds = 0.0
         self.too_busy = 0  # requests the machine was too busy for twice: the grader's problem
+        # The monotonic time by which the current submission's requests must end (None: no bound); the
+        # grading of one submission sets it to that submission's wall-clock deadline.
+        self.deadline: float | None = None
 
     # --- requests --------------------------------------------------------------
 
@@ -145,6 +164,9 @@ class ConfinedProgramRunner:
             return request()
         except ProgramRunFailed as failed:
             if failed.kind != "wall_clock":
+                raise
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.too_busy += 1  # no time left for another try: the submission is graded again later
                 raise
         try:
             return request()
@@ -219,11 +241,13 @@ class ConfinedProgramRunner:
         request_fd, response_fd = self._fds
         backstop = cpu_seconds * self._busy_factor + START_SECONDS
         started = time.monotonic()
+        ends = started + backstop if self.deadline is None else min(started + backstop, self.deadline)
         try:
             framing.write_message(request_fd, program_requests.header(request), arrays)
-            answer, out = framing.read_message(response_fd, started + backstop)
-        except framing.ChannelTimeout:
-            raise self._failed("wall_clock", seconds=backstop) from None
+            self._wait_for_answer(response_fd, cpu_seconds, ends)
+            answer, out = framing.read_message(response_fd, ends)
+        except framing.ChannelTimeout as timeout:
+            raise self._overrun(cpu_seconds, backstop, idle=str(timeout) == IDLE) from None
         except (framing.ChannelClosed, BrokenPipeError):
             raise self._died(cpu_seconds) from None
         except (framing.WireFormatError, RecursionError) as error:
@@ -234,6 +258,33 @@ class ConfinedProgramRunner:
         if isinstance(used, (int, float)) and not isinstance(used, bool):
             self._cpu_used = float(used)
         return answer, out
+
+    def _wait_for_answer(self, response_fd: int, cpu_seconds: float, ends: float) -> None:
+        """Return once the answer starts to arrive (or the runner ended: the read then says so).
+
+        Raises framing.ChannelTimeout at `ends`, or once the runner has used no CPU for `cpu_seconds` of
+        wall-clock time: one tick in that long is what even a starved runner gets (see _overrun).
+        """
+        assert self._process is not None
+        last_used, idle_since = self._process.cpu_seconds(), time.monotonic()
+        while not select.select([response_fd], [], [], CPU_POLL_SECONDS)[0]:
+            used, now = self._process.cpu_seconds(), time.monotonic()
+            if used is not None and (last_used is None or used > last_used):
+                last_used, idle_since = used, now
+            if now - idle_since >= cpu_seconds:
+                raise framing.ChannelTimeout(IDLE)
+            if now >= ends:
+                raise framing.ChannelTimeout()
+
+    def _overrun(self, cpu_seconds: float, backstop: float, idle: bool) -> ProgramRunFailed:
+        """Kill the runner that did not answer in time, and say whose time it was. An `idle` runner whose
+        threads were not waiting for a CPU waited for something else: the student's ("stalled"; a regrade
+        would wait again). Otherwise the machine was too busy ("wall_clock"), or the submission's own
+        wall-clock deadline came while the program was still computing, which is not the student's either."""
+        starved = self._process is not None and self._process.starved()
+        if idle and not starved:
+            return self._failed("stalled", seconds=cpu_seconds)
+        return self._failed("wall_clock", seconds=backstop)
 
     def _died(self, cpu_seconds: float) -> ProgramRunFailed:
         code = self._process.exit_status(timeout=2) if self._process is not None else None

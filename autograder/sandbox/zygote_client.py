@@ -31,6 +31,11 @@ from autograder.child.zygote import MAX_MESSAGE_BYTES
 from autograder.protocol.limits import ChildLimits
 
 START_SECONDS = 120.0
+# When a child's wall-clock time runs out with CPU time left, its threads are watched this long: if they
+# spent at least STARVED_SHARE of it waiting, runnable, for a CPU, the machine was too busy; otherwise
+# the child was not trying to run (it sleeps, or waits for input or for the host), which is the student's.
+STARVATION_WINDOW_SECONDS = 0.5
+STARVED_SHARE = 0.25
 _ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 # A child compiles every program it runs, once, and runs it a few times on small inputs: LLVM's
 # level 0 halves the compile time of JAX's heavier programs (a threefry sampler: 3.2 -> 1.4 s for
@@ -295,6 +300,16 @@ class ForkedChild:
             return float(self._zygote._ask({"op": "cpu", "pid": self.pid})["cpu_seconds"])
         except (ZygoteUnavailable, KeyError, TypeError, ValueError):
             return None
+
+    def starved(self) -> bool:
+        """Whether the child's threads are waiting, runnable, for a CPU (the machine is too busy for it),
+        watched for STARVATION_WINDOW_SECONDS. False when the zygote cannot say."""
+        before = self.run_queue_seconds()
+        time.sleep(STARVATION_WINDOW_SECONDS)
+        after = self.run_queue_seconds()
+        if before is None or after is None:
+            return False
+        return after - before >= STARVED_SHARE * STARVATION_WINDOW_SECONDS
 
     def run_queue_seconds(self) -> float | None:
         """Seconds the child's threads (and those below it) waited, runnable, for a CPU; None if unknown."""
