@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from autograder import grading_config
+from autograder import course, grading_config
 from autograder.catalog import messages
 from autograder.reports.exit_status import parse_fail_under
 
@@ -38,9 +38,13 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(args.lang) or "en"
     if args.hints:
         os.environ[messages.HINT_LEVEL_VARIABLE] = args.hints  # through the environment, like --lang
-    try:
+    if not args.needs_course:  # merge reads only the out dirs it is given; init-course makes a course; new-assignment
+        # and i18n sync take --root instead
+        return args.command(args, None)
+    try:  # the course: --config's folder, else the current directory (course.locate)
+        args.config = course.locate(args.config).grading_toml if args.config is None else args.config
         config = grading_config.load(args.config)
-    except grading_config.GradingConfigError as error:
+    except (course.CourseNotFound, grading_config.GradingConfigError) as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
     return args.command(args, config)
@@ -52,8 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_common_options(parser, default=None)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     for add in (_add_check, _add_grade, _add_merge, _add_gradescope_zip, _add_release, _add_new_assignment,
-                _add_i18n):
+                _add_init_course, _add_i18n):
         add(commands)
+    parser.set_defaults(needs_course=True)
     for command in commands.choices.values():  # every command, including any added above this line
         _add_common_options(command, default=argparse.SUPPRESS)
     messages.translate_help(parser)
@@ -105,7 +110,7 @@ def _add_merge(commands) -> None:
     merge.add_argument("--out", type=Path, required=True, metavar="DIR", help="where the merged results go")
     merge.add_argument("--junit-xml", type=Path, metavar="FILE", help="also write the JUnit XML report, as grade does")
     merge.add_argument("--fail-under", type=parse_fail_under, metavar="SCORE", help="as for grade")
-    merge.set_defaults(command=lambda args, _config: _merge(args))
+    merge.set_defaults(command=lambda args, _config: _merge(args), needs_course=False)
 
 
 def _add_gradescope_zip(commands) -> None:
@@ -151,9 +156,21 @@ def _add_new_assignment(commands) -> None:
     scaffold.add_argument("--functions", required=True, type=_function_list, metavar="F,G",
                           help="the graded functions, comma-separated, each a name or a signature: f,g(x, w) "
                                "(a name alone takes one array x); one check and one exercise each")
-    scaffold.add_argument("--root", type=Path, default=grading_config.REPO_ROOT, metavar="DIR",
-                          help="the copy of the repository to write into (default: this kit's)")
-    scaffold.set_defaults(command=lambda args, _config: _new_assignment(args))
+    scaffold.add_argument("--root", type=Path, metavar="DIR",
+                          help="the course directory (or copy of the kit's repository) to write into "
+                               "(default: the course's, --config's folder or the current directory)")
+    scaffold.set_defaults(command=lambda args, _config: _new_assignment(args), needs_course=False)
+
+
+def _add_init_course(commands) -> None:
+    init = commands.add_parser("init-course",
+                               help="lay out a new course directory: grading.toml, nbgrader_config.py and "
+                                    "solutions/, with the kit's assignments or none")
+    init.add_argument("directory", type=Path, metavar="DIR", help="the course directory to create (new or empty)")
+    init.add_argument("--assignments", choices=("kit", "none"), default="kit",
+                      help="kit (default): the kit's assignments, their points and solution notebooks; "
+                           "none: an empty course, for `autograder new-assignment`")
+    init.set_defaults(command=lambda args, _config: _init_course(args), needs_course=False)
 
 
 def _add_i18n(commands) -> None:
@@ -162,9 +179,10 @@ def _add_i18n(commands) -> None:
     actions = i18n.add_subparsers(required=True, metavar="ACTION")
     sync = actions.add_parser("sync", help="add every new English key to each .po file, untranslated, at its "
                                            "place in the English order; no existing line changes")
-    sync.add_argument("--root", type=Path, default=grading_config.REPO_ROOT, metavar="DIR",
-                      help="the copy of the repository whose catalogs to sync (default: this kit's)")
-    sync.set_defaults(command=lambda args, _config: _i18n_sync(args))
+    sync.add_argument("--root", type=Path, metavar="DIR",
+                      help="the copy of the kit's repository whose catalogs to sync "
+                           "(default: the course directory, --config's folder or the current directory)")
+    sync.set_defaults(command=lambda args, _config: _i18n_sync(args), needs_course=False)
 
 
 def _add_common_options(parser: argparse.ArgumentParser, default) -> None:
@@ -173,8 +191,7 @@ def _add_common_options(parser: argparse.ArgumentParser, default) -> None:
     A command's copies default to SUPPRESS, so they set a value only when given
     there and never hide one given before the command.
     """
-    config_default = grading_config.DEFAULT_PATH if default is None else default
-    parser.add_argument("--config", type=Path, default=config_default, help=messages.text("cli.help_config"))
+    parser.add_argument("--config", type=Path, default=default, help=messages.text("cli.help_config"))
     parser.add_argument("--lang", metavar="LANG", default=default, help=messages.text("cli.help_lang"))
     parser.add_argument("--hints", choices=messages.HINT_LEVELS, default=default, help=messages.text("cli.help_hints"))
 
@@ -375,8 +392,8 @@ def _gradescope_zip(args, config) -> int:
     from autograder.integrations.gradescope_zip import BuildError, build
 
     try:
-        made = build(args.assignment, args.output, config, repo_root=grading_config.REPO_ROOT, sandbox=args.sandbox,
-                     visibility=args.visibility, stdout_visibility=args.stdout_visibility)
+        made = build(args.assignment, args.output, config, sandbox=args.sandbox, visibility=args.visibility,
+                     stdout_visibility=args.stdout_visibility)
     except BuildError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
@@ -412,8 +429,11 @@ def _new_assignment(args) -> int:
     from autograder.authoring.plan import ScaffoldError
     from autograder.authoring.scaffold import new_assignment
 
+    root = _root(args)
+    if root is None:
+        return 2
     try:
-        made = new_assignment(args.root, args.name, args.functions)
+        made = new_assignment(root, args.name, args.functions)
     except ScaffoldError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
@@ -421,19 +441,66 @@ def _new_assignment(args) -> int:
     return 0
 
 
-def _i18n_sync(args) -> int:
-    from autograder.authoring.english_catalog import CatalogUnreadable, english
-    from autograder.authoring.po_sync import sync_file
+def _init_course(args) -> int:
+    from autograder.authoring.course_layout import CourseLayoutError, init_course
 
     try:
-        sentences = english(args.root)
+        made = init_course(args.directory, with_kit_assignments=args.assignments == "kit")
+    except CourseLayoutError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    print(made.summary())
+    return 0
+
+
+def _i18n_sync(args) -> int:
+    """The kit's catalogs in a copy of its repository, or a course's own (suites/messages_*.py, suites/locale/)."""
+    from autograder.authoring.english_catalog import CatalogUnreadable, course_english, english
+    from autograder.authoring.po_sync import sync_file
+
+    root = _root(args)
+    if root is None:
+        return 2
+    kit_catalogs, course_suites = root / "autograder" / "catalog", root / "suites"
+    in_kit = (kit_catalogs / "messages.py").is_file()
+    if not in_kit and not list(course_suites.glob("messages_*.py")):
+        print(f"autograder: there are no catalogs to sync in {root}: looked for the kit's "
+              f"({kit_catalogs / 'messages.py'}) and the course's own ({course_suites}/messages_*.py, which "
+              "`autograder new-assignment` writes). Pass --root the folder that holds them.", file=sys.stderr)
+        return 2
+    try:
+        sentences = english(root) if in_kit else course_english(course_suites)
     except CatalogUnreadable as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
-    for path in sorted((Path(args.root) / "autograder" / "catalog" / "locale").glob("*.po")):
+    locale = kit_catalogs / "locale" if in_kit else course_suites / "locale"
+    paths = (sorted(locale.glob("*.po")) if in_kit else
+             [_course_po(locale, language) for language in messages.LANGUAGES if language != "en"])
+    for path in paths:
         try:
             print(sync_file(path, sentences).summary())
         except ValueError as error:
             print(f"autograder: {path}: {error}", file=sys.stderr)
             return 2
     return 0
+
+
+def _root(args) -> Path | None:
+    """--root, else the course directory (course.locate); None, having said why, when there is none."""
+    if args.root is not None:
+        return Path(args.root)
+    try:
+        return course.locate(args.config).root
+    except course.CourseNotFound as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return None
+
+
+def _course_po(locale: Path, language: str) -> Path:
+    """A course's <language>.po beside its catalogs, begun with a header when it is not there yet."""
+    path = locale / f"{language}.po"
+    if not path.is_file():
+        locale.mkdir(parents=True, exist_ok=True)
+        header = ['msgid ""', 'msgstr ""', '"Content-Type: text/plain; charset=UTF-8\\n"', f'"Language: {language}\\n"']
+        path.write_text("\n".join(header) + "\n", encoding="utf-8")
+    return path

@@ -8,17 +8,13 @@ import secrets
 import tomllib
 from pathlib import Path
 
+from autograder.course import GRADING_TOML, Course
+
+# The folder above the package: a checkout of the kit's repository when the kit runs from one (an editable
+# install), site-packages when it is installed. Never a default for what a command reads or writes.
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-def _default_path() -> Path:
-    """The kit's own grading.toml in a clone of the repository; for a kit installed with pip (no
-    grading.toml beside the package), the course directory's: the current directory's, as nbgrader's."""
-    own = REPO_ROOT / "grading.toml"
-    return own if own.is_file() else Path.cwd() / "grading.toml"
-
-
-DEFAULT_PATH = _default_path()
+# The course's grading.toml: the current directory's (course.locate), resolved when it is read.
+DEFAULT_PATH = Path(GRADING_TOML)
 # Overrides the [seeds] policy of grading.toml (an explicit --seed still wins).
 SEED_ENVIRONMENT_VARIABLE = "AUTOGRADER_SEED"
 
@@ -72,14 +68,19 @@ class GradingConfig:
         return sorted(self.points)
 
     @property
+    def course(self) -> Course:
+        """The course directory: the folder of this grading.toml, where every command reads and writes."""
+        return Course(self.source.parent)
+
+    @property
     def solutions_directory(self) -> Path:
-        """solutions/ beside this grading.toml: the repository, or the course directory of a kit installed with
-        pip. Batches build their store of shared programs from the solutions there."""
-        return self.source.parent / "solutions"
+        """solutions/ beside this grading.toml. Batches build their store of shared programs from the solutions
+        there."""
+        return self.course.solutions
 
     def solution_notebook(self, assignment: str) -> Path:
         """`assignment`'s solution notebook in solutions_directory."""
-        return self.solutions_directory / assignment / f"{assignment}.ipynb"
+        return self.course.solution_notebook(assignment)
 
     def functions(self, assignment: str) -> list[str]:
         return list(self.points[assignment])
@@ -160,9 +161,10 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise GradingConfigError(f"grading.toml not found at {path}: pass --config, or run from the course "
-                                 "directory that holds it (a kit installed with pip reads the current "
-                                 "directory's).") from None
+        raise GradingConfigError(f"grading.toml not found at {path.resolve()}: pass --config the course's "
+                                 "grading.toml, or run from the course directory that holds it.") from None
+    except OSError as error:
+        raise GradingConfigError(f"{path.resolve()} cannot be read: {error.strerror}.") from None
     except tomllib.TOMLDecodeError as error:
         raise GradingConfigError(f"{path} is not valid TOML: {error}") from None
     points = raw.get("assignments", {})
@@ -187,9 +189,22 @@ def load(path: Path | str = DEFAULT_PATH) -> GradingConfig:
         raise GradingConfigError(f"{path}: [limits] needs {missing.args[0]}.") from None
     if limits.busy_factor < 1:
         raise GradingConfigError(f"{path}: [limits] busy_factor must be at least 1, got {limits.busy_factor:g}.")
-    return GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})), source=path.resolve(),
-                         sandbox=dict(raw.get("sandbox", {})), hint_levels=_hint_levels(raw.get("feedback", {}), path),
-                         devices=_device_counts(raw.get("devices", {}), points, path))
+    config = GradingConfig(points=points, limits=limits, seed_policy=dict(raw.get("seeds", {})),
+                           source=path.resolve(), sandbox=dict(raw.get("sandbox", {})),
+                           hint_levels=_hint_levels(raw.get("feedback", {}), path),
+                           devices=_device_counts(raw.get("devices", {}), points, path))
+    _use_course_suites(config)
+    return config
+
+
+def _use_course_suites(config: GradingConfig) -> None:
+    """The course's own suites and catalogs (its suites/ folder) join the kit's, as this course is graded."""
+    from autograder import course_suites
+
+    try:
+        course_suites.use(config.course)
+    except course_suites.CourseSuitesError as error:
+        raise GradingConfigError(str(error)) from None
 
 
 # More CPU devices than a grading machine's JAX should be asked to simulate.

@@ -67,7 +67,9 @@ def test_lang_is_accepted_before_and_after_the_command(argv):
 def test_an_option_after_the_command_does_not_hide_one_before_it():
     args = cli._parser().parse_args(["--lang", "ko", "--hints", "idea", "check", "a.ipynb"])
     assert (args.lang, args.hints) == ("ko", "idea")
-    assert cli._parser().parse_args(["check", "a.ipynb"]).config.name == "grading.toml"
+    assert cli._parser().parse_args(["check", "a.ipynb"]).config is None  # the course: the current directory's
+    given = cli._parser().parse_args(["--config", "c/grading.toml", "check", "a.ipynb"]).config
+    assert str(given) == "c/grading.toml"
 
 
 def test_version():

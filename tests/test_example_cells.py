@@ -130,7 +130,7 @@ def test_the_global_state_check_sees_a_config_change_but_not_a_scoped_one():
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_released_example_cells_change_no_global_state(assignment):
-    released = released_cells(assignment)
+    released = released_cells(assignment, REPO / "assignments")
     assert released.examples, f"{assignment}: the released notebook has no example cells"
     for source in released.examples:
         assert not _global_state_changes(source), (
@@ -143,7 +143,7 @@ def test_the_setup_cell_is_never_an_example(assignment):
     setup = [cell.source for cell in notebook.cells if cell.get("metadata", {}).get("nbgrader",
                                                                                     {}).get("grade_id") == "setup"]
     assert len(setup) == 1
-    released = released_cells(assignment)
+    released = released_cells(assignment, REPO / "assignments")
     assert setup[0] in released.locked and setup[0] not in released.examples
 
 
@@ -151,7 +151,7 @@ def test_the_setup_cell_is_never_an_example(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_example_of_the_solution_and_the_stub_is_skipped(assignment, notebook, config):
     source = read(REPO / notebook / assignment / f"{assignment}.ipynb")
-    released = released_cells(assignment)
+    released = released_cells(assignment, REPO / "assignments")
     examples = {cell.number for cell in source.cells if cell.source in released.examples}
     assert examples
     assert set(cells_to_skip(source.cells, released, frozenset(config.functions(assignment)))) == examples

@@ -47,7 +47,7 @@ def _sandbox() -> str:
 def built(tmp_path_factory):
     config = grading_config.load()
     path = tmp_path_factory.mktemp("gradescope") / "autograder.zip"
-    made = gradescope_zip.build(ASSIGNMENT, path, config, repo_root=REPO, sandbox=_sandbox())
+    made = gradescope_zip.build(ASSIGNMENT, path, config, sandbox=_sandbox())
     return made
 
 
@@ -207,11 +207,11 @@ def test_choosing_the_submission(tmp_path):
 def test_build_refuses_what_it_cannot_grade(tmp_path):
     config = grading_config.load()
     with pytest.raises(gradescope_zip.BuildError, match="no assignment named"):
-        gradescope_zip.build("99_nothing", tmp_path / "x.zip", config, repo_root=REPO)
+        gradescope_zip.build("99_nothing", tmp_path / "x.zip", config)
     with pytest.raises(gradescope_zip.BuildError, match="sandbox must be"):
-        gradescope_zip.build(ASSIGNMENT, tmp_path / "x.zip", config, repo_root=REPO, sandbox="none")
+        gradescope_zip.build(ASSIGNMENT, tmp_path / "x.zip", config, sandbox="none")
     with pytest.raises(gradescope_zip.BuildError, match="visibility must be"):
-        gradescope_zip.build(ASSIGNMENT, tmp_path / "x.zip", config, repo_root=REPO, visibility="public")
+        gradescope_zip.build(ASSIGNMENT, tmp_path / "x.zip", config, visibility="public")
     assert not (tmp_path / "x.zip").exists()
 
 

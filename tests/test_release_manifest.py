@@ -41,7 +41,7 @@ def _nbgrader_must_not_run(*args, **kwargs):
 
 
 def test_an_unchanged_assignment_is_skipped_and_force_redoes_it(config, monkeypatch, capsys):
-    current = release_manifest.inputs_hash(config, ASSIGNMENT, release._sources(ASSIGNMENT))
+    current = release_manifest.inputs_hash(config, ASSIGNMENT, release._sources(config, ASSIGNMENT), REPO)
     monkeypatch.setattr(release_manifest, "read", lambda root=REPO: {ASSIGNMENT: current})
     monkeypatch.setattr(release, "generate", _nbgrader_must_not_run)
     assert release.release(config, [ASSIGNMENT]) == 0
@@ -55,11 +55,11 @@ def test_an_unchanged_assignment_is_skipped_and_force_redoes_it(config, monkeypa
 
 @pytest.mark.parametrize("changed", ["hash", "output"])
 def test_a_changed_or_missing_release_is_not_skipped(config, monkeypatch, changed):
-    current = release_manifest.inputs_hash(config, ASSIGNMENT, release._sources(ASSIGNMENT))
+    current = release_manifest.inputs_hash(config, ASSIGNMENT, release._sources(config, ASSIGNMENT), REPO)
     recorded = {ASSIGNMENT: "0" * 64 if changed == "hash" else current}
     monkeypatch.setattr(release_manifest, "read", lambda root=REPO: recorded)
     if changed == "output":
-        monkeypatch.setattr(release, "_released", lambda assignment: [REPO / "assignments" / "missing.ipynb"])
+        monkeypatch.setattr(release, "_released", lambda config, assignment: [REPO / "assignments" / "missing.ipynb"])
     assert not release._unchanged(config, ASSIGNMENT)
 
 
@@ -67,9 +67,9 @@ def test_the_committed_manifest_is_current(config):
     """A change to what an assignment's release is made from (its solutions, its points, the release code)
     is committed with its release: else every fresh clone's `autograder release` redoes it, and rewrites the
     tracked manifest. Run `autograder release` and commit assignments/ with the change."""
-    recorded = release_manifest.read()
+    recorded = release_manifest.read(REPO)
     stale = [a for a in config.assignments
-             if recorded.get(a) != release_manifest.inputs_hash(config, a, release._sources(a))]
+             if recorded.get(a) != release_manifest.inputs_hash(config, a, release._sources(config, a), REPO)]
     assert not stale, f"assignments/release-manifest.json is stale for {stale}: run `autograder release` and commit"
 
 
@@ -90,14 +90,14 @@ def test_the_hash_follows_only_the_release_code_that_makes_the_released_notebook
     module.parent.mkdir(parents=True)
     text = (REPO / release_manifest.RELEASE_MODULE).read_text()
     module.write_text(text)
-    first = release_manifest.inputs_hash(config, ASSIGNMENT, [], root=tmp_path)
+    first = release_manifest.inputs_hash(config, ASSIGNMENT, [], tmp_path, kit=tmp_path)
     assert set(release_manifest.RELEASED_BY) <= {
         line.split("(")[0].split(" = ")[0].removeprefix("def ") for line in text.splitlines()}, "every name exists"
     # The student package's data is made by the same module, and changes no released notebook.
     module.write_text(text.replace('"format": recorded.FORMAT', '"format": recorded.FORMAT, "new": 1'))
     assert module.read_text() != text
-    assert release_manifest.inputs_hash(config, ASSIGNMENT, [], root=tmp_path) == first
+    assert release_manifest.inputs_hash(config, ASSIGNMENT, [], tmp_path, kit=tmp_path) == first
     module.write_text(text.replace('"generate_assignment", assignment, "--force",',
                                    '"generate_assignment", assignment, "--force", "--debug",', 1))
     assert module.read_text() != text
-    assert release_manifest.inputs_hash(config, ASSIGNMENT, [], root=tmp_path) != first
+    assert release_manifest.inputs_hash(config, ASSIGNMENT, [], tmp_path, kit=tmp_path) != first

@@ -1,4 +1,4 @@
-"""The English catalog of a copy of the repository, in its own order, read by importing that copy.
+"""The English catalog of a copy of the repository, or of a course's own assignments, in its own order.
 
 The order of `messages.ENGLISH` is made at import (the common sentences, then each assignment's
 catalog by name, then every hint's idea), so it is read from the catalog itself rather than
@@ -38,3 +38,24 @@ def english(root: Path) -> list[tuple[str, str]]:
                                 f"autograder/suites/messages_*.py):\n{completed.stderr.strip()}\n"
                                 "Fix the error above (a catalog module that does not import), then run again.")
     return [(key, text) for key, text in json.loads(completed.stdout)]
+
+
+def course_english(suites: Path) -> list[tuple[str, str]]:
+    """(key, English template) for every sentence of a course's own catalogs (suites/messages_*.py), in the
+    order the kit adds them (course_suites): each catalog's sentences by name, then every hint's idea."""
+    import importlib.util
+
+    sentences: list[tuple[str, str]] = []
+    ideas: list[tuple[str, str]] = []
+    for path in sorted(Path(suites).glob("messages_*.py")):
+        try:
+            spec = importlib.util.spec_from_file_location(f"_course_catalog_{path.stem}", path)
+            module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+            sentences += list(module.ENGLISH.items())
+            ideas += [(f"{key}.idea", idea) for key, idea in module.IDEAS.items()]
+        except Exception as error:  # the course's own file: one sentence naming it
+            raise CatalogUnreadable(f"Could not read the catalog {path} ({type(error).__name__}: {error}). Fix it "
+                                    "(it defines ENGLISH, IDEAS and APIS, as the scaffold wrote it), then run "
+                                    "again.") from None
+    return sentences + ideas

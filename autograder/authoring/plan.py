@@ -17,6 +17,8 @@ DEFAULT_PARAMETERS = ("x",)
 # What a copy of the repository must hold for a scaffold to be written into it.
 REQUIRED = ("grading.toml", "autograder/suites", "autograder/catalog/locale", "solutions", "tests/corpus",
             "docs/curriculum.md")
+# A course directory (course.Course) needs only its grading.toml: its own suites go to suites/.
+COURSE_REQUIRED = ("grading.toml",)
 
 
 class ScaffoldError(ValueError):
@@ -25,13 +27,20 @@ class ScaffoldError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class AssignmentPlan:
-    """A new assignment `name` grading `functions`, to be written into the repository at `root`."""
+    """A new assignment `name` grading `functions`, to be written into the repository or course at `root`.
+
+    In a copy of the kit's repository the suite and catalog join the kit's
+    (autograder/suites/), with a corpus and a curriculum section for the kit's
+    tests; in a course directory (`in_course`) they go to the course's own
+    suites/ (course_suites), and there is no corpus or curriculum to write.
+    """
 
     root: Path
     name: str
     functions: tuple[str, ...]
     # Each function's parameters, in the order of `functions` (("x",) unless --functions gave a signature).
     parameters: tuple[tuple[str, ...], ...] = ()
+    in_course: bool = False
 
     def parameters_of(self, function: str) -> tuple[str, ...]:
         """The parameter names of `function`: ("x",) when its signature was not given."""
@@ -44,12 +53,16 @@ class AssignmentPlan:
         return self.name.split("_", 1)[0]
 
     @property
+    def suites(self) -> Path:
+        return self.root / "suites" if self.in_course else self.root / "autograder" / "suites"
+
+    @property
     def suite(self) -> Path:
-        return self.root / "autograder" / "suites" / f"test_{self.name}.py"
+        return self.suites / f"test_{self.name}.py"
 
     @property
     def catalog(self) -> Path:
-        return self.root / "autograder" / "suites" / f"messages_{self.name}.py"
+        return self.suites / f"messages_{self.name}.py"
 
     @property
     def english_notebook(self) -> Path:
@@ -73,23 +86,27 @@ class AssignmentPlan:
 
     def new_files(self) -> tuple[Path, ...]:
         """The files the scaffold creates (grading.toml and curriculum.md are appended to instead)."""
-        return (self.suite, self.catalog, self.english_notebook, self.korean_notebook,
-                self.corpus / "cases.toml", self.corpus / "mistakes" / "right_structure_wrong_values.py",
+        written = (self.suite, self.catalog, self.english_notebook, self.korean_notebook)
+        if self.in_course:
+            return written
+        return (*written, self.corpus / "cases.toml", self.corpus / "mistakes" / "right_structure_wrong_values.py",
                 self.corpus / "correct" / "alternative.py")
 
 
 def plan(root: Path, name: str, functions: list[str]) -> AssignmentPlan:
-    """Check `name` and `functions` against the repository at `root`; refuse anything that would clash."""
+    """Check `name` and `functions` against the repository or course at `root`; refuse anything that would clash."""
     root = Path(root).resolve()
-    missing = [part for part in REQUIRED if not (root / part).exists()]
+    in_course = not (root / "autograder" / "suites").is_dir()  # not a copy of the kit's repository
+    missing = [part for part in (COURSE_REQUIRED if in_course else REQUIRED) if not (root / part).exists()]
     if missing:
-        raise ScaffoldError(f"{root} is not a copy of the kit's repository: it has no {', '.join(missing)}. "
-                            "Pass --root the folder that holds grading.toml.")
+        raise ScaffoldError(f"{root} is neither a course directory nor a copy of the kit's repository: it has no "
+                            f"{', '.join(missing)}. Run the command in the course directory that holds "
+                            "grading.toml (or pass --root it); `autograder init-course DIR` lays out a new one.")
     _check_name(name)
     signatures = [_signature(text) for text in functions]
     chosen = _check_functions([function for function, _ in signatures])
     _check_unused(root, name, chosen)
-    result = AssignmentPlan(root, name, chosen, tuple(parameters for _, parameters in signatures))
+    result = AssignmentPlan(root, name, chosen, tuple(parameters for _, parameters in signatures), in_course)
     existing = [str(path.relative_to(root)) for path in result.new_files() if path.exists()]
     if existing:
         raise ScaffoldError(f"{', '.join(existing)} already exist(s); the scaffold never overwrites a file. "

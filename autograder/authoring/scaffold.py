@@ -1,7 +1,8 @@
 """`autograder new-assignment NAME --functions f,g`: every skeleton a new assignment needs, correct from the start.
 
-Creates the suite, its catalog, the English and Korean solution notebooks and the corpus; appends the
-grading.toml tables and the curriculum section (the text already there is left byte for byte). Each
+Creates the suite, its catalog, the English and Korean solution notebooks and (in a copy of the kit's
+repository) the corpus; appends the grading.toml tables and (there too) the curriculum section (the text
+already there is left byte for byte). In a course directory the suite and catalog go to its suites/. Each
 placeholder a person must fill says "write me", and the kit's tests fail on it until it is filled:
 the suite's references raise, the solution cells raise, the corpus files raise.
 """
@@ -25,7 +26,7 @@ PLACEHOLDER = "write me"
 
 @dataclasses.dataclass(frozen=True)
 class Scaffold:
-    """What `new_assignment` wrote: files created and files appended to, relative to the repository."""
+    """What `new_assignment` wrote: files created and files appended to, relative to the repository or course."""
 
     plan: AssignmentPlan
     created: tuple[Path, ...]
@@ -34,6 +35,8 @@ class Scaffold:
     def to_edit(self) -> tuple[Path, ...]:
         """The files a person writes in, in the order docs/adding-an-assignment.md takes them."""
         p = self.plan
+        if p.in_course:
+            return tuple(path.relative_to(p.root) for path in (p.suite, p.english_notebook, p.korean_notebook))
         return tuple(path.relative_to(p.root) for path in (
             p.curriculum, p.suite, p.english_notebook, p.korean_notebook,
             p.corpus / "mistakes" / "right_structure_wrong_values.py", p.corpus / "correct" / "alternative.py"))
@@ -45,12 +48,16 @@ class Scaffold:
         lines += [f"  appended {path}" for path in self.appended]
         lines.append("Now write where it says \"write me\", in these files (docs/adding-an-assignment.md):")
         lines += [f"  {path}" for path in self.to_edit()]
-        lines.append(f"Then: make test-assignment A={self.plan.name}")
+        if self.plan.in_course:
+            lines.append(f"Then: autograder release {self.plan.name}, and grade its solution: autograder grade "
+                         f"solutions/{self.plan.name} --out graded --assignment {self.plan.name}")
+        else:
+            lines.append(f"Then: make test-assignment A={self.plan.name}")
         return "\n".join(lines)
 
 
 def new_assignment(root: Path, name: str, functions: list[str]) -> Scaffold:
-    """Write the skeletons of assignment `name` grading `functions` into the repository at `root`.
+    """Write the skeletons of assignment `name` grading `functions` into the repository or course at `root`.
 
     Raises:
         ScaffoldError: the name or a function is malformed or taken, or a file it would create exists;
@@ -63,10 +70,11 @@ def new_assignment(root: Path, name: str, functions: list[str]) -> Scaffold:
         _write(chosen.catalog, templates.fill("messages.py.tmpl", name=chosen.name)),
         _write_notebook(chosen.english_notebook, notebook(chosen, "en", points)),
         _write_notebook(chosen.korean_notebook, notebook(chosen, "ko", points)),
-        *_corpus(chosen),
+        *([] if chosen.in_course else _corpus(chosen)),
     ]
     appended = [_append(chosen.grading_toml, _grading_tables(chosen))]
-    if not _specified(chosen):  # a section the curriculum already holds is the spec: it is kept as it is
+    # A section the curriculum already holds is the spec: it is kept as it is. A course has no curriculum here.
+    if not chosen.in_course and not _specified(chosen):
         appended.append(_append(chosen.curriculum, _curriculum_section(chosen)))
     return Scaffold(chosen, tuple(p.relative_to(chosen.root) for p in created),
                     tuple(p.relative_to(chosen.root) for p in appended))

@@ -546,10 +546,29 @@ def using(name: str | None):
 
 
 def catalog(name: str) -> dict[str, str]:
-    """key -> template in language `name`: its PO file's translations of the current English sentences."""
+    """key -> template in language `name`: its PO files' translations of the current English sentences (the
+    kit's, then those of a course's own assignments, include_catalogs)."""
     if name not in _loaded:
-        _loaded[name] = _read_po(LOCALE / f"{name}.po")
+        _loaded[name] = {key: template for folder in (LOCALE, *_course_locales)
+                         for key, template in _read_po(folder / f"{name}.po").items()}
     return _loaded[name]
+
+
+_course_locales: list[Path] = []
+
+
+def include_catalogs(catalogs: list, locale: Path) -> None:
+    """Add the catalogs of a course's own assignments (course_suites) as the kit's were added at import, with
+    their translations in `locale`/<language>.po. A key the kit or another catalog defines is a ValueError."""
+    for module in catalogs:
+        assignment_catalogs.merge(ENGLISH, module.ENGLISH, module.__name__)
+        assignment_catalogs.merge(hint_ideas.IDEAS, module.IDEAS, module.__name__)
+        assignment_catalogs.merge(hint_ideas.APIS, module.APIS, module.__name__)
+        ENGLISH.update({f"{key}.idea": idea for key, idea in module.IDEAS.items()})
+    if locale not in _course_locales:
+        _course_locales.append(locale)
+    for name in [name for name in _loaded if name != "en"]:  # read again, with the new sentences' translations
+        del _loaded[name]
 
 
 def _read_po(path: Path) -> dict[str, str]:

@@ -37,7 +37,7 @@ def serve(assignments: list[str], work: Callable[[RunChecks], None]) -> None:
     """
     session = _Session(work)
     suites = [str(runner.suite_path(a)) for a in assignments if runner.suite_path(a).exists()]
-    session.collected = {Path(suite) for suite in suites}
+    session.collected = {Path(suite).resolve() for suite in suites}
     # A suite that does not import fails its own submissions, not the others'.
     args = [*suites, *runner.PYTEST_OPTIONS, "--continue-on-collection-errors"]
     with runner.no_plugin_autoload(), contextlib.redirect_stdout(session.output):
@@ -63,7 +63,8 @@ class _Session:
 
     def pytest_collectreport(self, report) -> None:
         if report.failed and report.nodeid:
-            self._broken[runner.SUITES / report.nodeid] = str(report.longrepr)[-3000:]
+            # A course's own suite lies outside the kit's rootdir: its node id climbs out of it ("../").
+            self._broken[(runner.SUITES / report.nodeid).resolve()] = str(report.longrepr)[-3000:]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session) -> bool:
@@ -76,7 +77,7 @@ class _Session:
 
     def run_checks(self, assignment: str, submission: Submission, seed: int,
                    functions: AbstractSet[str] | None = None) -> list[CheckOutcome]:
-        suite = runner.suite_path(assignment)
+        suite = runner.suite_path(assignment).resolve()
         session = self._session
         if session is None:
             raise RuntimeError("run_checks is only called from inside pytest's test loop")
@@ -85,7 +86,7 @@ class _Session:
         if suite in self._broken:
             raise RuntimeError(f"the {assignment} suite could not run:\n{self._broken[suite]}")
         items = [item for item in session.items
-                 if Path(item.path) == suite and self.grading.selects(item, functions)]
+                 if Path(item.path).resolve() == suite and self.grading.selects(item, functions)]
         self.grading.begin(submission, seed)
         for index, item in enumerate(items):
             nextitem = items[index + 1] if index + 1 < len(items) else None  # None: tear down everything

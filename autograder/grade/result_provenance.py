@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 
 from autograder.catalog import messages
+from autograder.check.runner import suite_path
 from autograder.grading_config import GradingConfig
 
-SUITES = Path(__file__).resolve().parents[1] / "suites"
 DIGEST_CAP_BYTES = 64 * 1024 * 1024
 
 
@@ -36,7 +36,7 @@ def content_digest(path: Path) -> str | None:
 
 def grading_settings(config: GradingConfig, seed: int, assignment: str | None, sandbox: str) -> dict:
     """Everything besides the submission that decides its result."""
-    suite = SUITES / f"test_{assignment}.py"
+    suite = suite_path(assignment or "")  # the kit's suite, or the course's own (course_suites)
     try:
         suite_digest = hashlib.sha256(suite.read_bytes()).hexdigest()[:16] if assignment else None
     except OSError:

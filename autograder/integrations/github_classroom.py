@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Turn `autograder grade` results into the runners GitHub Classroom's autograding reporter reads.")
     parser.add_argument("path", type=Path, nargs="?", metavar="OUT_DIR_OR_RESULTS_JSON")
     parser.add_argument("--assignment", help="the assignment graded: its total is the maximum when nothing was graded")
-    parser.add_argument("--config", type=Path, help="grading.toml (default: the kit's)")
+    parser.add_argument("--config", type=Path, help="the course's grading.toml (default: the current directory's)")
     parser.add_argument("--github-output", type=Path, default=_path_from_env("GITHUB_OUTPUT"))
     parser.add_argument("--github-env", type=Path, default=_path_from_env("GITHUB_ENV"))
     parser.add_argument("--summary", type=Path, default=_path_from_env("GITHUB_STEP_SUMMARY"))

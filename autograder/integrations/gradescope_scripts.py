@@ -99,13 +99,11 @@ exit 0
 
 
 def _released_notebook_steps(assignment: str) -> str:
-    """setup.sh's steps for the released notebook: put it where the kit looks, and compile the references."""
+    """setup.sh's steps for the released notebook: compile the references by grading it."""
     return f'''
-# The released notebook where the kit looks for it: the grader then skips the
-# notebook's unchanged example cells, which change no grade and cost compile time.
-released="$("$VENV/bin/python" -c 'from autograder.load import example_cells; print(example_cells.ASSIGNMENTS)')"
-mkdir -p "$released/{assignment}"
-cp "$SOURCE/assignments/{assignment}/{assignment}.ipynb" "$released/{assignment}/"
+# The released notebook stays in $SOURCE/assignments/, beside grading.toml, where the
+# kit looks for the course's: the grader then skips the notebook's unchanged example
+# cells, which change no grade and cost compile time.
 
 # Compile the suite's reference programs once, into this image's JAX cache, by
 # grading the released notebook (kit code only, so without the OS sandbox).

@@ -11,18 +11,20 @@ run_autograder from /autograder, and reads /autograder/results/results.json.
 - `setup.sh`: installs bubblewrap and libseccomp (the OS sandbox) with apt,
   Python 3.11 if the image has none (deadsnakes' PPA on Ubuntu), and the kit
   from the wheel in the zip into /autograder/source/venv, every package
-  pinned to the version the zip was built with (the kit's own pins from
-  pyproject.toml and, for their dependencies, the versions installed where
-  the zip was built); it puts the released notebook where the kit looks for
-  it and compiles the suite's reference programs once, into the image.
+  pinned to the version the zip was built with (the kit's own pins, as its
+  installed metadata declares them, and, for their dependencies, the versions
+  installed where the zip was built); it compiles the suite's reference
+  programs once, into the image.
 - `run_autograder`: grades the notebook in /autograder/submission/ with
   `autograder grade` (the OS sandbox by default) and writes Gradescope's
   results.json. It writes a results.json in every case: a zero saying
   "grading did not finish" before it starts (so a timeout leaves that), a
   zero with the reason when no notebook was found or grading failed, and,
   if Python itself cannot start, a minimal one from bash.
-- the kit as a wheel, built from pyproject.toml and autograder/ alone;
-  `grading.toml`; the released (student) notebook of the assignment.
+- the kit as a wheel, built from the installed package (the kit the course
+  uses, at its version; no checkout of the kit is needed); the course's
+  `grading.toml`; the course's released (student) notebook of the assignment,
+  which /autograder/source/ then holds as a course directory does.
 
 Nothing else: no solutions (the suites compute their references
 themselves; the only reader of solutions/ is the batch's store of shared
@@ -41,6 +43,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -51,6 +54,7 @@ import zipfile
 from pathlib import Path
 from typing import BinaryIO
 
+from autograder import installed_kit
 from autograder.integrations.atomic_file import replace_atomically
 from autograder.integrations.gradescope_run import run
 from autograder.integrations.gradescope_scripts import DEFAULT_ROOT, ROOT_VARIABLE, run_script, setup_script
@@ -59,8 +63,6 @@ VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 SANDBOXES = ("os", "process")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-# What goes into the wheel: the package and what pyproject.toml needs to build it.
-_WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE.md", "LICENSE.txt")
 
 
 class BuildError(Exception):
@@ -84,18 +86,18 @@ class BuiltZip:
 
 # --- building the zip ---------------------------------------------------------
 
-def build(assignment: str, output_zip: Path | str, config, *, repo_root: Path | str, sandbox: str = "os",
-          visibility: str = "visible", stdout_visibility: str = "hidden") -> BuiltZip:
+def build(assignment: str, output_zip: Path | str, config, *, sandbox: str = "os", visibility: str = "visible",
+          stdout_visibility: str = "hidden") -> BuiltZip:
     """Write Gradescope's autograder zip for `assignment` to `output_zip` (atomically); raises BuildError.
 
-    `config` is the GradingConfig whose file goes into the zip; `repo_root`
-    holds pyproject.toml, autograder/ and assignments/. `sandbox` is how
+    `config` is the course's GradingConfig: its file goes into the zip, and its
+    course directory's released notebook; the kit is the installed one, as a
+    wheel built from its package (installed_kit). `sandbox` is how
     run_autograder grades ("os": bubblewrap, which needs a container that
     allows namespaces; "process": weaker, a hostile submission could change
     its own grade). `visibility` and `stdout_visibility` are Gradescope's
     settings for the results and for run_autograder's output.
     """
-    repo_root = Path(repo_root)
     if assignment not in config.assignments:
         known = ", ".join(config.assignments)
         raise BuildError(f"no assignment named {assignment!r} in {config.source}; known: {known}")
@@ -107,20 +109,20 @@ def build(assignment: str, output_zip: Path | str, config, *, repo_root: Path | 
     for name, value in (("visibility", visibility), ("stdout_visibility", stdout_visibility)):
         if value not in VISIBILITIES:
             raise BuildError(f"{name} must be one of {', '.join(VISIBILITIES)}, got {value!r}")
-    if not (repo_root / "autograder" / "suites" / f"test_{assignment}.py").is_file():
-        raise BuildError(f"no suite for {assignment} at {repo_root}/autograder/suites/test_{assignment}.py")
-    pins = pinned_requirements(repo_root)
-    released = repo_root / "assignments" / assignment / f"{assignment}.ipynb"
+    own_suites = _course_suite_files(config, assignment)
+    pins = pinned_requirements()
+    released = config.course.released_notebook(assignment)
     with tempfile.TemporaryDirectory(prefix="autograder-gradescope-") as scratch:
-        wheel = build_wheel(repo_root, Path(scratch) / "wheel")
+        wheel = build_wheel(Path(scratch) / "wheel")
         with zipfile.ZipFile(wheel) as contents:
-            if f"autograder/suites/test_{assignment}.py" not in contents.namelist():
-                raise BuildError(f"the wheel built from {repo_root} has no suite for {assignment}")
+            if not own_suites and f"autograder/suites/test_{assignment}.py" not in contents.namelist():
+                raise BuildError(f"the wheel built from {installed_kit.PACKAGE} has no suite for {assignment}")
         files: list[tuple[str, bytes, int]] = [
             ("setup.sh", setup_script(assignment, wheel.name, pins, released.is_file()).encode(), 0o755),
             ("run_autograder", run_script(assignment, sandbox, visibility, stdout_visibility).encode(), 0o755),
             (wheel.name, wheel.read_bytes(), 0o644),
             ("grading.toml", Path(config.source).read_bytes(), 0o644),
+            *own_suites,
         ]
         if released.is_file():
             files.append((f"assignments/{assignment}/{assignment}.ipynb", released.read_bytes(), 0o644))
@@ -129,17 +131,36 @@ def build(assignment: str, output_zip: Path | str, config, *, repo_root: Path | 
                     wheel=wheel.name, entries=tuple(name for name, _, _ in files), pins=tuple(pins))
 
 
-def build_wheel(repo_root: Path, directory: Path) -> Path:
-    """Build the kit's wheel from a clean copy of pyproject.toml and autograder/; returns its path."""
+def _course_suite_files(config, assignment: str) -> list[tuple[str, bytes, int]]:
+    """The course's own suites/ (suites, catalogs, translations) when `assignment`'s suite is the course's, as
+    the zip's files beside its grading.toml; none for a suite of the kit's. Raises BuildError when it has none."""
+    from autograder import course_suites
+    from autograder.check.runner import suite_path
+
+    suite = suite_path(assignment)
+    if not suite.is_file():
+        looked = ", ".join(str(folder) for folder in course_suites.folders())
+        raise BuildError(f"{assignment}'s suite is missing: looked for test_{assignment}.py in {looked}")
+    own = config.course.suites
+    if suite.resolve().parent != own.resolve():
+        return []
+    paths = [*sorted(own.glob("*.py")), *sorted(own.glob("locale/*.po"))]
+    return [(f"suites/{path.relative_to(own).as_posix()}", path.read_bytes(), 0o644) for path in paths]
+
+
+def build_wheel(directory: Path) -> Path:
+    """Build the installed kit's wheel, at its installed version, from a clean copy of its package; returns its
+    path. Its pyproject.toml is written from the installed metadata (installed_kit), so no checkout is read."""
     directory.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="autograder-wheel-") as scratch:
         source = Path(scratch) / "kit"
-        source.mkdir()
-        for name in _WHEEL_SOURCES:
-            if (repo_root / name).is_file():
-                shutil.copy2(repo_root / name, source / name)
-        shutil.copytree(repo_root / "autograder", source / "autograder",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*"))
+        # Without the kit's own course (kit_course/: its solutions): the zip holds no answer key.
+        shutil.copytree(installed_kit.PACKAGE, source / "autograder",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*", "kit_course"))
+        try:
+            (source / "pyproject.toml").write_text(_wheel_project(), encoding="utf-8")
+        except installed_kit.KitNotInstalled as error:
+            raise BuildError(str(error)) from None
         base = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
                 "--wheel-dir", str(directory)]
         # An isolated build fetches the build backend pyproject.toml names; offline, use the one installed here.
@@ -151,26 +172,39 @@ def build_wheel(repo_root: Path, directory: Path) -> Path:
         raise BuildError(f"building the kit's wheel failed: {(completed.stderr or completed.stdout).strip()[-1500:]}")
 
 
-def pinned_requirements(repo_root: Path) -> list[str]:
+def _wheel_project() -> str:
+    """pyproject.toml for the installed package: its name, version, dependencies and command, every file kept."""
+    return "\n".join([
+        "[build-system]", 'requires = ["setuptools>=62.3"]', 'build-backend = "setuptools.build_meta"', "",
+        "[project]", f"name = {json.dumps(installed_kit.DISTRIBUTION)}",
+        f"version = {json.dumps(installed_kit.version())}", 'requires-python = ">=3.11,<3.12"',
+        f"dependencies = {json.dumps(installed_kit.requirements())}", "",
+        "[project.scripts]", 'autograder = "autograder.cli:run"', "",
+        "[tool.setuptools.packages.find]", 'include = ["autograder*"]', "",
+        "[tool.setuptools.package-data]", 'autograder = ["**/*"]', ""])
+
+
+def pinned_requirements() -> list[str]:
     """`name==version` for the kit's dependencies and theirs, as Linux x86-64 CPython 3.11 needs them.
 
-    The kit's own pins come from pyproject.toml; every dependency below them
+    The kit's own pins come from its installed metadata; every dependency below them
     is pinned to the version installed in this Python, which must have the
     kit's pins installed (raises BuildError otherwise: run `make` first).
     """
-    import tomllib
-
     from packaging.markers import default_environment
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
-    project = tomllib.loads((repo_root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
+    try:
+        declared = installed_kit.requirements()
+    except installed_kit.KitNotInstalled as error:
+        raise BuildError(str(error)) from None
     environment: dict[str, str] = {key: str(value) for key, value in default_environment().items()}
     environment.update(sys_platform="linux", platform_system="Linux", os_name="posix",
                        platform_machine="x86_64", implementation_name="cpython",
                        platform_python_implementation="CPython")
     pins: dict[str, str] = {}
-    pending: list[tuple[str, bool]] = [(text, True) for text in project.get("dependencies", [])]
+    pending: list[tuple[str, bool]] = [(text, True) for text in declared]
     mismatched = []
     while pending:
         text, direct = pending.pop()
@@ -230,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     make = commands.add_parser("build", help="write the autograder zip for one assignment")
     make.add_argument("assignment")
     make.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.zip")
-    make.add_argument("--config", type=Path, help="grading.toml (default: the kit's)")
+    make.add_argument("--config", type=Path, help="the course's grading.toml (default: the current directory's)")
     make.add_argument("--sandbox", choices=SANDBOXES, default="os")
     make.add_argument("--visibility", choices=VISIBILITIES, default="visible")
     make.add_argument("--stdout-visibility", choices=VISIBILITIES, default="hidden")
@@ -252,8 +286,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         config = grading_config.load(args.config or grading_config.DEFAULT_PATH)
-        made = build(args.assignment, args.output, config, repo_root=grading_config.REPO_ROOT, sandbox=args.sandbox,
-                     visibility=args.visibility, stdout_visibility=args.stdout_visibility)
+        made = build(args.assignment, args.output, config, sandbox=args.sandbox, visibility=args.visibility,
+                     stdout_visibility=args.stdout_visibility)
     except (BuildError, grading_config.GradingConfigError) as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2

@@ -17,8 +17,9 @@ import contextlib
 import io
 import os
 import warnings
+from pathlib import Path
 
-from autograder import grading_config
+from autograder import course, grading_config
 from autograder.catalog import messages
 from autograder.check.pytest_plugin import one_shape_set
 from autograder.check.results import SubmissionResult
@@ -47,8 +48,19 @@ def _notebook_language(namespace: dict) -> str | None:
     return language if isinstance(language, str) else None
 
 
+def _grading_toml() -> Path:
+    """The grading.toml of the course the notebook is in (the nearest folder from the kernel's up that holds
+    one), else the kit's own in a checkout of its repository (a notebook opened elsewhere with the kit
+    installed from a checkout), else the current directory's (which load() says is missing)."""
+    found = course.around(Path.cwd())
+    if found is not None:
+        return found.grading_toml
+    own = grading_config.REPO_ROOT / course.GRADING_TOML
+    return own if own.is_file() else grading_config.DEFAULT_PATH
+
+
 def _check(function: str, namespace: dict, seed: int | None) -> float | None:
-    config = grading_config.load()
+    config = grading_config.load(_grading_toml())
     mode = "grade" if os.environ.get("NBGRADER_EXECUTION") == "autograde" else "check"
     assignment = config.assignment_of(function)
     seed = config.resolve_seed("check", seed)

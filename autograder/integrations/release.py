@@ -1,7 +1,8 @@
 """Releasing assignments: check-cell points from grading.toml, then real nbgrader.
 
 `assignments/` is exactly what `nbgrader generate_assignment` makes from
-`solutions/`; this is the one command that regenerates it.
+`solutions/`; this is the one command that regenerates it. Both are the
+course's (beside its grading.toml, config.course), never the kit's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading_config import PUBLIC_SEED, REPO_ROOT, GradingConfig
+from autograder import installed_kit
+from autograder.grading_config import PUBLIC_SEED, GradingConfig
 from autograder.integrations import release_manifest
 
 CHECK_PREFIX = "check_"
@@ -27,7 +29,8 @@ CHECK_PREFIX = "check_"
 LANGUAGES = ("ko",)
 
 
-def solution_notebook(assignment: str, root: Path = REPO_ROOT, language: str | None = None) -> Path:
+def solution_notebook(assignment: str, root: Path, language: str | None = None) -> Path:
+    """`assignment`'s solution notebook in the course directory `root` (in `language`'s folder, if given)."""
     folder = root / "solutions" / language if language else root / "solutions"
     return folder / assignment / f"{assignment}.ipynb"
 
@@ -39,9 +42,9 @@ def check_cells(notebook) -> list:
             and str(cell.metadata.nbgrader.get("grade_id", "")).startswith(CHECK_PREFIX)]
 
 
-def sync_points(config: GradingConfig, assignment: str, root: Path = REPO_ROOT, language: str | None = None) -> bool:
+def sync_points(config: GradingConfig, assignment: str, language: str | None = None) -> bool:
     """Set every check cell's points to grading.toml's total for its function; True if changed."""
-    path = solution_notebook(assignment, root, language)
+    path = config.course.solution_notebook(assignment, language)
     notebook = nbformat.read(path, as_version=4)
     changed = False
     for cell in check_cells(notebook):
@@ -56,10 +59,16 @@ def sync_points(config: GradingConfig, assignment: str, root: Path = REPO_ROOT, 
     return changed
 
 
-def generate(assignment: str, root: Path = REPO_ROOT, release_dir: Path | None = None) -> subprocess.CompletedProcess:
-    """Run `nbgrader generate_assignment` with a throwaway gradebook."""
+def generate(assignment: str, root: Path, release_dir: Path | None = None) -> subprocess.CompletedProcess:
+    """Run `nbgrader generate_assignment` in the course directory `root` with a throwaway gradebook."""
+    try:
+        gradebook = _empty_gradebook()
+    except subprocess.CalledProcessError as error:  # e.g. nbgrader's `alembic` not on PATH: say so, no traceback
+        said = (error.stderr or "").strip().splitlines()[-1:] or [f"exit status {error.returncode}"]
+        return subprocess.CompletedProcess(error.cmd, error.returncode, "",
+                                           f"nbgrader could not make an empty gradebook: {said[0]}\n")
     with tempfile.TemporaryDirectory() as scratch:
-        shutil.copyfile(_empty_gradebook(), Path(scratch) / "gradebook.db")
+        shutil.copyfile(gradebook, Path(scratch) / "gradebook.db")
         command = [
             sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
             f"--CourseDirectory.db_url=sqlite:///{scratch}/gradebook.db",
@@ -77,7 +86,7 @@ def _empty_gradebook() -> Path:
     atexit.register(shutil.rmtree, folder, True)
     path = folder / "gradebook.db"
     make = "import sys; from nbgrader.api import Gradebook; Gradebook(sys.argv[1]).close()"
-    subprocess.run([sys.executable, "-c", make, f"sqlite:///{path}"], check=True, capture_output=True,
+    subprocess.run([sys.executable, "-c", make, f"sqlite:///{path}"], check=True, capture_output=True, text=True,
                    env=nbgrader_environment())
     return path
 
@@ -99,25 +108,27 @@ def release(config: GradingConfig, assignments: list[str] | None = None, force: 
     An assignment whose inputs hash as at its last release is skipped
     (release_manifest), unless `force`.
     """
-    status = 0
-    for assignment in assignments or config.assignments:
+    course = config.course
+    status = _course_refused(config)
+    for assignment in [] if status else assignments or config.assignments:
         if assignment not in config.points:
-            print(f"release: grading.toml has no [assignments.{assignment}.*] points", file=sys.stderr)
+            print(f"release: {config.source} has no [assignments.{assignment}.*] points", file=sys.stderr)
             status = 1
             continue
-        if not solution_notebook(assignment).exists():
-            print(f"release: {solution_notebook(assignment)} does not exist", file=sys.stderr)
+        if not course.solution_notebook(assignment).exists():
+            print(f"release: {assignment}'s solution notebook is missing: looked for "
+                  f"{course.solution_notebook(assignment)}", file=sys.stderr)
             status = 1
             continue
         if not force and _unchanged(config, assignment):
             print(f"release: {assignment} is unchanged since its last release (--force to redo it)")
             continue
         if sync_points(config, assignment):
-            print(f"release: updated check-cell points in {solution_notebook(assignment)}")
-        target = REPO_ROOT / "assignments" / assignment
+            print(f"release: updated check-cell points in {course.solution_notebook(assignment)}")
+        target = course.assignments / assignment
         # Generate into a scratch directory, then swap: a failed run leaves assignments/ as it was.
         with tempfile.TemporaryDirectory() as staging:
-            completed = generate(assignment, release_dir=Path(staging))
+            completed = generate(assignment, course.root, release_dir=Path(staging))
             if completed.returncode != 0:
                 print(f"release: nbgrader failed for {assignment}:\n{completed.stdout}{completed.stderr}",
                       file=sys.stderr)
@@ -130,41 +141,55 @@ def release(config: GradingConfig, assignments: list[str] | None = None, force: 
         for language in LANGUAGES:
             translated |= _release_translation(config, assignment, language)
         if not translated:  # hashed after sync_points, which may have rewritten the solutions
-            release_manifest.record(assignment, release_manifest.inputs_hash(config, assignment, _sources(assignment)))
+            release_manifest.record(assignment, release_manifest.inputs_hash(
+                config, assignment, _sources(config, assignment), course.root), course.root)
         status |= translated
     return status
 
 
-def _sources(assignment: str) -> list[Path]:
+def _course_refused(config: GradingConfig) -> int:
+    """1, having said what is missing, when the course has no nbgrader_config.py for nbgrader to release with."""
+    if config.course.nbgrader_config.is_file():
+        return 0
+    print(f"release: nbgrader_config.py is missing: looked for {config.course.nbgrader_config}, beside "
+          f"{config.source}. nbgrader releases with it; `autograder init-course DIR` writes one.", file=sys.stderr)
+    return 1
+
+
+def _sources(config: GradingConfig, assignment: str) -> list[Path]:
     """The solution notebooks `assignment` is released from, in every language it has."""
-    return [solution_notebook(assignment), *(solution_notebook(assignment, language=language)
-                                             for language in LANGUAGES)]
+    course = config.course
+    return [course.solution_notebook(assignment), *(course.solution_notebook(assignment, language)
+                                                    for language in LANGUAGES)]
 
 
-def _released(assignment: str) -> list[Path]:
+def _released(config: GradingConfig, assignment: str) -> list[Path]:
     """The notebooks its release writes, one per solution notebook."""
-    return [REPO_ROOT / "assignments" / assignment / f"{assignment}.ipynb",
-            *(REPO_ROOT / "assignments" / language / assignment / f"{assignment}.ipynb" for language in LANGUAGES
-              if solution_notebook(assignment, language=language).is_file())]
+    course = config.course
+    return [course.released_notebook(assignment),
+            *(course.released_notebook(assignment, language) for language in LANGUAGES
+              if course.solution_notebook(assignment, language).is_file())]
 
 
 def _unchanged(config: GradingConfig, assignment: str) -> bool:
     """Its inputs hash as at its last release, and what that release wrote is still there."""
-    recorded = release_manifest.read().get(assignment)
-    return (recorded == release_manifest.inputs_hash(config, assignment, _sources(assignment))
-            and all(path.is_file() for path in _released(assignment)))
+    recorded = release_manifest.read(config.course.root).get(assignment)
+    return (recorded == release_manifest.inputs_hash(config, assignment, _sources(config, assignment),
+                                                     config.course.root)
+            and all(path.is_file() for path in _released(config, assignment)))
 
 
 def _release_translation(config: GradingConfig, assignment: str, language: str) -> int:
     """assignments/<language>/<a>/ from solutions/<language>/<a>/, through the same nbgrader release."""
-    if not solution_notebook(assignment, language=language).exists():
+    course = config.course
+    if not course.solution_notebook(assignment, language).exists():
         return 0
     if sync_points(config, assignment, language=language):
-        print(f"release: updated check-cell points in {solution_notebook(assignment, language=language)}")
-    target = REPO_ROOT / "assignments" / language / assignment
+        print(f"release: updated check-cell points in {course.solution_notebook(assignment, language)}")
+    target = course.assignments / language / assignment
     with tempfile.TemporaryDirectory() as staging:
         try:
-            korean_release(assignment, Path(staging), source_only=True, language=language)
+            korean_release(assignment, Path(staging), course.root, source_only=True, language=language)
         except RuntimeError as error:
             print(f"release: {error}", file=sys.stderr)
             return 1
@@ -183,13 +208,14 @@ STUDENT_SEED = PUBLIC_SEED
 
 
 def record_student_data(config: GradingConfig, data_dir: Path, assignments: list[str] | None = None,
-                        seed: int = STUDENT_SEED, root: Path = REPO_ROOT) -> list[str]:
+                        seed: int = STUDENT_SEED) -> list[str]:
     """Record each assignment's checks on its solution into `data_dir` (index.json, <a>.json, <a>.npz)."""
     from autograder.check.jax_api_versions import installed_version
     from autograder.load import example_cells
     from autograder.student import recorded, recording
 
     names = list(assignments or config.assignments)
+    root = config.course.root
     if seed in config.seed_policy.values():
         raise recording.RecordingError(f"grading.toml's [seeds] uses {seed}, the student package's public seed")
     for assignment in names:
@@ -248,7 +274,7 @@ def record_one(assignment: str, config: GradingConfig, data_dir: Path, seed: int
     recorded.write(data_dir, name or assignment, record, arrays)
 
 
-def korean_release(assignment: str, staging: Path, root: Path = REPO_ROOT, *, source_only: bool = False,
+def korean_release(assignment: str, staging: Path, root: Path, *, source_only: bool = False,
                    language: str = "ko") -> Path | None:
     """The released notebook in `language`: assignments/<language>/<a>/<a>.ipynb, else (or with
     `source_only`) nbgrader's release of solutions/<language>/<a>/ made now into `staging`."""
@@ -279,7 +305,7 @@ NO_INSTALL_URL_WARNING = (
 
 
 def student_dist(config: GradingConfig, out_dir: Path, assignments: list[str] | None = None,
-                 install_url: str | None = None, seed: int = STUDENT_SEED, root: Path = REPO_ROOT) -> int:
+                 install_url: str | None = None, seed: int = STUDENT_SEED) -> int:
     """Write the student distribution into `out_dir`.
 
     out_dir/jax_exercises_student-<version>-py3-none-any.whl   the student package (see autograder/student/)
@@ -289,31 +315,35 @@ def student_dist(config: GradingConfig, out_dir: Path, assignments: list[str] | 
     Each notebook's install cell runs `%pip install <install_url>`; by default
     the wheel's path relative to the notebook's folder.
     """
-    import tomllib
-
     from autograder.student import notebooks, wheel
 
-    names = []
+    names, root = [], config.course.root
     for assignment in assignments or config.assignments:
-        released = root / "assignments" / assignment / f"{assignment}.ipynb"
-        missing = [p for p in (solution_notebook(assignment, root), released) if not p.is_file()]
+        released = config.course.released_notebook(assignment)
+        missing = [p for p in (config.course.solution_notebook(assignment), released) if not p.is_file()]
         if assignment not in config.points or missing:
-            why = "no points in grading.toml" if assignment not in config.points else f"{missing[0]} does not exist"
+            why = (f"no points in {config.source}" if assignment not in config.points
+                   else f"{missing[0]} does not exist (release it first: `autograder release {assignment}`)")
             print(f"release: cannot add {assignment} to the student distribution: {why}", file=sys.stderr)
             return 1
         names.append(assignment)
     if not install_url:
         print(NO_INSTALL_URL_WARNING, file=sys.stderr)
-    version = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     out_dir.mkdir(parents=True, exist_ok=True)
+    from autograder.student.recording import RecordingError
+
     with tempfile.TemporaryDirectory() as data:
-        record_student_data(config, Path(data), names, seed, root)
-        built = wheel.build(out_dir, version, Path(data), root / "autograder", config.assignments)
+        try:
+            record_student_data(config, Path(data), names, seed)
+            built = wheel.build(out_dir, installed_kit.version(), Path(data), installed_kit.PACKAGE,
+                                config.assignments)
+        except (RecordingError, wheel.WheelError, installed_kit.KitNotInstalled) as error:
+            print(f"release: cannot build the student package: {error}", file=sys.stderr)
+            return 1
     print(f"release: wrote {built}")
     with tempfile.TemporaryDirectory() as staging:
         for assignment in names:
-            targets = [(root / "assignments" / assignment / f"{assignment}.ipynb",
-                        out_dir / assignment / f"{assignment}.ipynb")]
+            targets = [(config.course.released_notebook(assignment), out_dir / assignment / f"{assignment}.ipynb")]
             korean = korean_release(assignment, Path(staging), root)
             if korean is not None:
                 targets.append((korean, out_dir / "ko" / assignment / f"{assignment}.ipynb"))

@@ -6,7 +6,7 @@ nbgrader's version, and the functions of integrations/release.py that make
 the released notebooks, RELEASED_BY: only those, so that a change to the
 module's other work, the student package's data, does not make every fresh
 clone release all ten assignments again). Their SHA-256 is
-stored per assignment in one manifest beside the released notebooks,
+stored per assignment in one manifest beside the course's released notebooks,
 `assignments/release-manifest.json`, outside every `assignments/<a>/` (which
 must stay exactly nbgrader's output: tests/test_nbgrader_release.py). When
 the hash is unchanged and the released notebooks exist, nbgrader need not
@@ -23,7 +23,8 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-from autograder.grading_config import REPO_ROOT, GradingConfig
+from autograder import installed_kit
+from autograder.grading_config import GradingConfig
 
 MANIFEST = Path("assignments") / "release-manifest.json"
 # The code whose change changes every release's output: files whole, and the parts of the release module
@@ -34,8 +35,13 @@ RELEASED_BY = ("CHECK_PREFIX", "LANGUAGES", "solution_notebook", "check_cells", 
                "_empty_gradebook", "nbgrader_environment", "release", "_release_translation", "korean_release")
 
 
-def inputs_hash(config: GradingConfig, assignment: str, sources: list[Path], root: Path = REPO_ROOT) -> str:
-    """SHA-256 of what the release of `assignment` is made from (`sources`: its solution notebooks)."""
+def inputs_hash(config: GradingConfig, assignment: str, sources: list[Path], root: Path,
+                kit: Path = installed_kit.PACKAGE.parent) -> str:
+    """SHA-256 of what the release of `assignment` is made from (`sources`: its solution notebooks).
+
+    `root` is the course directory (its nbgrader_config.py and solutions); `kit`
+    the folder holding the `autograder` package whose release code runs.
+    """
     digest = hashlib.sha256()
 
     def add(label: str, data: bytes) -> None:
@@ -45,7 +51,7 @@ def inputs_hash(config: GradingConfig, assignment: str, sources: list[Path], roo
 
     add("points", json.dumps(config.points.get(assignment), sort_keys=True).encode())
     add("nbgrader", metadata.version("nbgrader").encode())
-    add(str(RELEASE_MODULE), release_code(root / RELEASE_MODULE))
+    add(str(RELEASE_MODULE), release_code(kit / RELEASE_MODULE))
     for path in [*RELEASE_CODE, *sources]:
         full = path if path.is_absolute() else root / path
         add(str(full.relative_to(root)), full.read_bytes() if full.is_file() else b"(missing)")
@@ -73,8 +79,9 @@ def release_code(path: Path) -> bytes:
     return "\n\n".join(parts).encode("utf-8")
 
 
-def read(root: Path = REPO_ROOT) -> dict[str, str]:
-    """The hashes of the last release, by assignment ({} when there is no manifest or it is unreadable)."""
+def read(root: Path) -> dict[str, str]:
+    """The hashes of the course `root`'s last release, by assignment ({} when there is no manifest or it is
+    unreadable)."""
     try:
         recorded = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -82,8 +89,9 @@ def read(root: Path = REPO_ROOT) -> dict[str, str]:
     return {str(k): str(v) for k, v in recorded.items()} if isinstance(recorded, dict) else {}
 
 
-def record(assignment: str, hashed: str, root: Path = REPO_ROOT) -> None:
-    """Store `assignment`'s hash (atomically: a release cut short leaves the old manifest)."""
+def record(assignment: str, hashed: str, root: Path) -> None:
+    """Store `assignment`'s hash in the course `root`'s manifest (atomically: a release cut short leaves the
+    old manifest)."""
     hashes = read(root)
     hashes[assignment] = hashed
     path = root / MANIFEST

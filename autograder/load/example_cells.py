@@ -37,7 +37,6 @@ from pathlib import Path
 
 from autograder.load.submission_source import CodeCell, nbformat, strip_ipython_lines
 
-ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
 TRANSLATIONS = ("ko",)  # released notebooks in other languages: assignments/<language>/<a>/
 SETUP = "setup"  # the one locked cell that always runs
 
@@ -68,8 +67,10 @@ class ReleasedCells:
     locked: frozenset[str] = frozenset()  # every locked cell that is not a check: setup and examples
 
 
-def released_cells(assignment: str, assignments_dir: Path = ASSIGNMENTS) -> ReleasedCells:
+def released_cells(assignment: str, assignments_dir: Path) -> ReleasedCells:
     """The released notebooks' example and locked cells, in every language; none if there is no released notebook.
+
+    `assignments_dir` is the course's release directory (assignments/ beside its grading.toml).
 
     A Korean notebook's examples carry Korean comments and labels: they are
     recognised from assignments/ko/ as the English ones are from assignments/.
@@ -99,8 +100,10 @@ def _released_cells(path: str) -> ReleasedCells:
 
 
 def cells_to_skip_in(assignment: str, cells: tuple[CodeCell, ...], config) -> frozenset[int]:
-    """cells_to_skip against `assignment`'s released notebook and the functions grading.toml grades."""
-    return cells_to_skip(cells, released_cells(assignment), frozenset(config.functions(assignment)))
+    """cells_to_skip against `assignment`'s released notebook in the course and the functions grading.toml
+    grades."""
+    return cells_to_skip(cells, released_cells(assignment, config.course.assignments),
+                         frozenset(config.functions(assignment)))
 
 
 def cells_to_skip(cells: tuple[CodeCell, ...], released: ReleasedCells, graded: frozenset[str]) -> frozenset[int]:

@@ -142,7 +142,8 @@ def _store_key(config, seed: int, sandbox: str) -> str:
         digest.update(part.encode() + b"\0")
     kit = Path(__file__).resolve().parent.parent
     solutions = [config.solution_notebook(a) for a in config.assignments]
-    for path in [*sorted(kit.rglob("*.py")), *solutions]:
+    course_suites = sorted(config.course.suites.glob("*.py"))  # a course's own assignments' suites
+    for path in [*sorted(kit.rglob("*.py")), *course_suites, *solutions]:
         digest.update(str(path).encode() + b"\0")
         digest.update(path.read_bytes() if path.is_file() else b"")
     return digest.hexdigest()[:32]
