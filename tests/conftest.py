@@ -30,7 +30,7 @@ TIERS = {
                  "test_nbgrader_sandboxed_grades", "test_nbgrader_kernel_sandbox", "test_check_cells",
                  "test_example_cells", "test_benchmark_smoke", "test_nbgrader_feedback",
                  "test_nbgrader_kernel_confined"),
-    "wheel": ("test_student_dist", "test_gradescope_zip"),
+    "wheel": ("test_student_dist", "test_gradescope_zip", "test_course_directory"),
     "sandbox": ("test_os_sandbox", "test_attacks", "tests/attacks/"),
     "browser": ("test_check_cell_rendering", "test_class_report.py::test_report_renders_in_a_headless_browser"),
     "grade": ("test_shards", "test_cpu_time_limits", "test_class_grading", "test_batch_grading", "test_class_report",
