@@ -107,7 +107,8 @@ def test_a_child_error_round_trips_through_its_wire_form():
 def test_program_facts_round_trip_through_their_wire_form():
     from autograder.protocol.program_facts import ProgramFacts
 
-    facts = ProgramFacts(frozenset({"while", "scan", "add"}), 12, 2500, frozenset(), 4)
+    facts = ProgramFacts(frozenset({"while", "scan", "add"}), 12, 2500, frozenset(), 4,
+                         (("add", 7), ("func", 1), ("return", 1), ("while", 3)))
     assert ProgramFacts.from_wire(facts.to_wire()) == facts
     assert facts.collectives == frozenset()
 
@@ -115,12 +116,15 @@ def test_program_facts_round_trip_through_their_wire_form():
 @pytest.mark.parametrize("wire", [None, [], {"operations": "while", "equation_count": 3},
                                   {"operations": ["x" * 65], "equation_count": 3},
                                   {"operations": [], "equation_count": -1},
-                                  {"operations": [], "equation_count": True}])
+                                  {"operations": [], "equation_count": True},
+                                  {"operation_counts": [["add", -1]]}, {"operation_counts": [["add", 1], ["add", 2]]},
+                                  {"operation_counts": [["add"]]}, {"operation_counts": {"add": 1}}])
 def test_malformed_program_facts_are_refused(wire):
     from autograder.protocol.program_facts import FactsError, ProgramFacts
 
     base = {"operations": [], "equation_count": 0, "largest_value_elements": 0, "custom_call_targets": [],
-            "nr_devices": 1}
+            "nr_devices": 1, "operation_counts": []}
+    assert ProgramFacts.from_wire(base).operation_counts == ()  # well-formed without the malformed field
     with pytest.raises(FactsError):
         ProgramFacts.from_wire(dict(base, **wire) if isinstance(wire, dict) else wire)
 

@@ -63,30 +63,46 @@ def assert_not_unrolled(small: ProgramFacts, large: ProgramFacts, *, function: s
                         fix: str) -> None:
     """Program size does not grow with the input size: no Python loop unrolled at trace time.
 
-    The feedback says a loop was unrolled only when the program grew by at
-    least one equation per extra entry; smaller growth is described as it is,
-    with the unrolled loop as one possible cause.
+    Judged per kind of operation: a loop unrolled at trace time repeats its own
+    operations once per entry, whatever other operations the program adds at
+    one size and leaves out at the other (padding that shrinks as the input
+    grows hides growth in the total count, never in the kinds the loop repeats).
+    The feedback says a loop was unrolled only when a kind grew by at least one
+    operation per extra entry; smaller growth is described as it is, with the
+    unrolled loop as one possible cause.
 
     Args:
         small: facts of the program traced at the small size.
         large: facts of the program traced at the large size.
         function: the student's function, for feedback.
-        n_small: the small size, for feedback.
+        n_small: the small size, for feedback (drawn per run by the suite: a program cannot be tuned to it).
         n_large: the large size, for feedback.
         fix: the exercise's advice ("use lax.fori_loop").
 
     Raises:
-        AssertionError: the student reads "<function>'s jaxpr grows with the
-            input size (12 equations for n=3, 40 for n=10) ... <fix>".
+        AssertionError: the student reads "<function>'s compiled program grows
+            with the input size (`scatter`: 3 operations for n=3, 10 for n=10) ... <fix>".
     """
-    growth = large.equation_count - small.equation_count
+    kind, at_small, at_large = _most_grown_kind(small, large)
+    growth = at_large - at_small
     if growth > 0:
-        # One equation or more per extra entry is the evidence of code run once per entry while tracing
+        # One operation or more per extra entry is the evidence of code run once per entry while tracing
         # (a loop unrolled); less growth has other causes too (`lax.associative_scan`'s log-many levels).
         key = "check.unrolled" if growth >= n_large - n_small else "check.program_grows"
         raise AssertionError(messages.text(
-            key, function=function, small=small.equation_count, large=large.equation_count,
+            key, function=function, operation=kind, small=at_small, large=at_large,
             n_small=n_small, n_large=n_large, fix=fix))
+
+
+def _most_grown_kind(small: ProgramFacts, large: ProgramFacts) -> tuple[str, int, int]:
+    """The kind of operation whose count grew most from `small` to `large`, and its two counts.
+
+    Facts without counts per kind (none were read) compare their totals, as "operations"."""
+    if not small.operation_counts or not large.operation_counts:
+        return "operations", small.equation_count, large.equation_count
+    before, after = dict(small.operation_counts), dict(large.operation_counts)
+    kind = max(sorted(after), key=lambda name: after[name] - before.get(name, 0))
+    return kind, before.get(kind, 0), after[kind]
 
 
 def assert_trace_count(report: TraceReport, expected: int, *, call_sequence: str, fix: str = "") -> None:

@@ -16,6 +16,7 @@ count as no elements at all.
 
 from __future__ import annotations
 
+import collections
 from typing import Any, Iterator
 
 from autograder.cleanroom.allowed_operations import ALLOWED_OPERATIONS
@@ -44,7 +45,7 @@ def facts_of(exported: Any) -> ProgramFacts:
             raise
         except Exception as error:  # whatever MLIR's parser raises on bytes it cannot read
             raise ModuleUnreadable(type(error).__name__) from None
-        names: set[str] = set()
+        names: collections.Counter[str] = collections.Counter()
         count = largest = 0
         targets: set[str] = set()
         refused: set[str] = set()
@@ -52,7 +53,7 @@ def facts_of(exported: Any) -> ProgramFacts:
             if operation.name not in ALLOWED_OPERATIONS:
                 refused.add(operation.name[:64])
             name = _short_name(operation.name)
-            names.add(name)
+            names[name] += 1
             count += 1
             largest = max(largest, _largest_result(operation))
             if name == "custom_call":
@@ -60,9 +61,9 @@ def facts_of(exported: Any) -> ProgramFacts:
     if refused:
         raise ProgramRefused("operation", ", ".join(sorted(refused))[:200])
     constructs = set().union(*(CONSTRUCTS_BY_OPERATION.get(name, frozenset()) for name in names))
-    return ProgramFacts(primitives=frozenset(names | constructs), equation_count=count,
+    return ProgramFacts(primitives=frozenset(set(names) | constructs), equation_count=count,
                         largest_value_elements=largest, custom_call_targets=frozenset(targets),
-                        nr_devices=int(exported.nr_devices))
+                        nr_devices=int(exported.nr_devices), operation_counts=tuple(sorted(names.items())))
 
 
 def _parsed_module(exported: Any):

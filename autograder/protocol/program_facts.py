@@ -38,7 +38,10 @@ class ProgramFacts:
     module; `largest_value_elements`: the most elements of any value the
     program computes (an intermediate, an argument or a result);
     `custom_call_targets`: what its custom calls name; `nr_devices`: how many
-    devices it was exported for.
+    devices it was exported for; `operation_counts`: how many operations of
+    each kind (dialect dropped), sorted by name: what a loop unrolled at trace
+    time repeats shows in its own kinds, whatever other operations a program
+    adds or leaves out.
     """
 
     primitives: frozenset[str]
@@ -46,6 +49,7 @@ class ProgramFacts:
     largest_value_elements: int = 0
     custom_call_targets: frozenset[str] = frozenset()
     nr_devices: int = 1
+    operation_counts: tuple[tuple[str, int], ...] = ()
 
     @property
     def collectives(self) -> frozenset[str]:
@@ -56,7 +60,8 @@ class ProgramFacts:
         return {"operations": sorted(self.primitives)[:MAX_OPERATION_NAMES], "equation_count": self.equation_count,
                 "largest_value_elements": self.largest_value_elements,
                 "custom_call_targets": sorted(self.custom_call_targets)[:MAX_OPERATION_NAMES],
-                "nr_devices": self.nr_devices}
+                "nr_devices": self.nr_devices,
+                "operation_counts": [[name, count] for name, count in self.operation_counts[:MAX_OPERATION_NAMES]]}
 
     @classmethod
     def from_wire(cls, raw: Any) -> "ProgramFacts":
@@ -64,7 +69,8 @@ class ProgramFacts:
             raise FactsError(f"program facts must be a JSON object, not {type(raw).__name__}")
         return cls(primitives=_names(raw, "operations"), equation_count=_count(raw, "equation_count"),
                    largest_value_elements=_count(raw, "largest_value_elements"),
-                   custom_call_targets=_names(raw, "custom_call_targets"), nr_devices=_count(raw, "nr_devices"))
+                   custom_call_targets=_names(raw, "custom_call_targets"), nr_devices=_count(raw, "nr_devices"),
+                   operation_counts=_counts_by_name(raw.get("operation_counts")))
 
 
 def _names(raw: dict, field: str) -> frozenset[str]:
@@ -81,3 +87,16 @@ def _count(raw: dict, field: str) -> int:
     if type(value) is not int or value < 0:
         raise FactsError(f"{field} must be a non-negative integer, got {value!r}")
     return value
+
+
+def _counts_by_name(value: Any) -> tuple[tuple[str, int], ...]:
+    """[[name, count], ...] as sorted pairs; each name once, each count a non-negative integer."""
+    if not isinstance(value, list) or len(value) > MAX_OPERATION_NAMES:
+        raise FactsError(f"operation_counts must be a list of at most {MAX_OPERATION_NAMES} [name, count] pairs")
+    pairs = {}
+    for pair in value:
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
+                and len(pair[0]) <= MAX_NAME_CHARS and type(pair[1]) is int and pair[1] >= 0) or pair[0] in pairs:
+            raise FactsError(f"operation_counts must hold distinct [name, count] pairs, got {str(pair)[:80]}")
+        pairs[pair[0]] = pair[1]
+    return tuple(sorted(pairs.items()))

@@ -116,8 +116,10 @@ def _jitted_set_diagonal(submission, rng, n):
 
 @graded("set_diagonal", "no Python loop over the diagonal")
 def test_set_diagonal_not_unrolled(submission, rng):
-    small, large = (_jitted_set_diagonal(submission, rng, n) for n in (4, 64))
-    assert_not_unrolled(small, large, function="set_diagonal", n_small=4, n_large=64,
+    # Sizes drawn per run (from the run's hidden seed), never the same two: a program cannot be tuned to them.
+    n_small, n_large = int(rng.integers(3, 9)), int(rng.integers(40, 97))
+    small, large = (_jitted_set_diagonal(submission, rng, n) for n in (n_small, n_large))
+    assert_not_unrolled(small, large, function="set_diagonal", n_small=n_small, n_large=n_large,
                         fix=text("01_immutable_updates.set_diagonal.unrolled_fix"))
 
 

@@ -157,7 +157,8 @@ def test_sum_init_compiles_once(submission, rng, sizes):
 
 @graded("sum_init", "program size independent of len(x)")
 def test_sum_init_not_unrolled(submission, rng):
-    n_small, n_large = 8, 64
+    # Sizes drawn per run (from the run's hidden seed): a program cannot be tuned to them.
+    n_small, n_large = int(rng.integers(6, 13)), int(rng.integers(48, 97))
     num = int(rng.integers(1, n_small))  # the same num at both sizes: only len(x) changes
     facts = []
     for n in (n_small, n_large):

@@ -56,12 +56,15 @@ def test_convolve_jittable(submission, rng, sizes):
 @graded("convolve", "no Python loop over n")
 def test_convolve_not_unrolled(submission, rng):
     w = _normal(rng, 3)
+    # Sizes drawn per run (from the run's hidden seed): a program cannot be tuned to them.
+    n_small, n_large = int(rng.integers(4, 9)), int(rng.integers(32, 65))
     facts = []
-    for n in (5, 40):
+    for n in (n_small, n_large):
         x = _normal(rng, n)
         facts.append(expect_jittable(submission, "convolve", (x, w), _convolve(x, w),
                                      hint=_hint("convolve", "values")))
-    assert_not_unrolled(*facts, function="convolve", n_small=5, n_large=40, fix=_hint("convolve", "unrolled_fix"))
+    assert_not_unrolled(*facts, function="convolve", n_small=n_small, n_large=n_large,
+                        fix=_hint("convolve", "unrolled_fix"))
 
 
 # --- convolve_on_devices ---------------------------------------------------------
