@@ -50,7 +50,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 
-# autograder grade against nbgrader autograde on the same submissions, and JAX's floor (minutes; see README).
+# autograder grade against nbgrader autograde on the same submissions, and JAX's floor (minutes; docs/benchmark.md).
 bench: $(STAMP)
 	$(PY) benchmarks/run.py --jobs $(JOBS)
 	$(PY) benchmarks/kernel_confinement.py
