@@ -4,16 +4,25 @@ For "jittable" and structure checks the sandbox child sends the program it
 lowered with `jax.export`; the trusted grading worker reads it and runs it on
 the hidden inputs. That program is built by the student, so whatever reads,
 compiles or runs it must treat it as hostile. One `autograder grade` batch
-holds four attacks on 01_immutable_updates (tests/attacks/cleanroom_*_01.py),
-each next to its honest twin (the same code without the trick), and two
-honest classmates (the solution notebooks):
+holds attacks on 01_immutable_updates and 09_autodiff
+(tests/attacks/cleanroom_*_01.py, *_09.py), each next to its honest twin (the
+same code without the trick), and three honest classmates (the solution
+notebooks):
 
 - custom_call: a custom call to a target on JAX's stable list (LAPACK's sgetrf)
   whose declared result is far smaller than what the kernel writes;
 - named_scope: a Python loop over the diagonal, hidden behind a named scope
   full of fake operation names in the program's debug locations;
 - cache_marker: an 8 MiB constant of marker bytes in the exported program;
-- endless_loop: a lax.while_loop that never ends at the hidden inputs.
+- endless_loop: a lax.while_loop that never ends at the hidden inputs;
+- host_wait: a primitive of the student's own that lowers to stablehlo.infeed,
+  which blocks the runner for host data that never comes, using no CPU;
+- padded_loop: a Python loop over the diagonal, padded with value-neutral
+  operations of several kinds whose number falls as n grows, so that the
+  total count is smaller at the large size;
+- hidden_jacobian (09): the whole m x n Jacobian, computed inside a program
+  exported for symbolic sizes, whose dynamic dimensions a walk of declared
+  types counted as 0 elements.
 
 Each attack earns exactly what its honest twin earns, minus the points of the
 checks that use its exported program; nothing a submission built is left in
@@ -37,19 +46,22 @@ from conftest import REPO, course_config
 
 ATTACKS = REPO / "tests" / "attacks"
 ASSIGNMENT = "01_immutable_updates"
-ATTACK_NAMES = ("custom_call", "named_scope", "cache_marker", "endless_loop")
-CLASSMATES = ("01_immutable_updates", "02_where")
+# Each attack and the assignment it is graded as (its file: cleanroom_<name>_<the assignment's number>.py).
+ATTACKED = {"custom_call": ASSIGNMENT, "named_scope": ASSIGNMENT, "cache_marker": ASSIGNMENT,
+            "endless_loop": ASSIGNMENT, "host_wait": ASSIGNMENT, "padded_loop": ASSIGNMENT,
+            "hidden_jacobian": "09_autodiff"}
+CLASSMATES = ("01_immutable_updates", "02_where", "09_autodiff")
 MARKER = bytes.fromhex("c0ffee5a17e5d00d0b5e55ed2bad1dea")  # as in cleanroom_cache_marker_01.py
 CALL_SECONDS = 4  # the endless loop costs this much CPU per request: short, far above an honest call
 BATCH_TIMEOUT_SECONDS = 900
 
 
 def _attack(name: str) -> str:
-    return f"cleanroom_{name}_{ASSIGNMENT}"
+    return f"cleanroom_{name}_{ATTACKED[name]}"
 
 
 def _twin(name: str) -> str:
-    return f"cleanroom_{name}_honest_{ASSIGNMENT}"
+    return f"cleanroom_{name}_honest_{ATTACKED[name]}"
 
 
 def _classmate(assignment: str) -> str:
@@ -65,9 +77,10 @@ def clean_room_batch(tmp_path_factory):
     assert config_text.count("load_seconds = 8") == 1 and config_text.count(f"call_seconds = {CALL_SECONDS}") == 1
     config = course_config(tmp_path_factory.mktemp("config"), config_text)
     batch = tmp_path_factory.mktemp("clean_room_batch")
-    for name in ATTACK_NAMES:
-        shutil.copy(ATTACKS / f"cleanroom_{name}_01.py", batch / f"{_attack(name)}.py")
-        shutil.copy(ATTACKS / f"cleanroom_{name}_honest_01.py", batch / f"{_twin(name)}.py")
+    for name, assignment in ATTACKED.items():
+        number = assignment[:2]
+        shutil.copy(ATTACKS / f"cleanroom_{name}_{number}.py", batch / f"{_attack(name)}.py")
+        shutil.copy(ATTACKS / f"cleanroom_{name}_honest_{number}.py", batch / f"{_twin(name)}.py")
     for assignment in CLASSMATES:
         shutil.copy(REPO / "solutions" / assignment / f"{assignment}.ipynb", batch / f"{_classmate(assignment)}.ipynb")
     out = tmp_path_factory.mktemp("clean_room_out")
@@ -82,7 +95,7 @@ def clean_room_batch(tmp_path_factory):
          "--seed", "11"],
         cwd=REPO, capture_output=True, text=True, timeout=BATCH_TIMEOUT_SECONDS, env=env)
     return {"completed": completed, "out": out, "scanned": (home, cache_home, temp),
-            "points": tomllib.loads(config_text)["assignments"][ASSIGNMENT], "count": len(list(batch.iterdir()))}
+            "points": tomllib.loads(config_text)["assignments"], "count": len(list(batch.iterdir()))}
 
 
 def _result(batch, name: str) -> dict:
@@ -95,9 +108,9 @@ def _failed(result: dict) -> dict[str, str]:
     return {t["name"]: t.get("output", "") for t in result["tests"] if t["status"] != "passed"}
 
 
-def _points(batch, check: str) -> int:
+def _points(batch, name: str, check: str) -> int:
     function, _, prop = check.partition(": ")
-    return batch["points"][function][prop]
+    return batch["points"][ATTACKED[name]][function][prop]
 
 
 def _graded_to_the_end(result: dict) -> bool:
@@ -110,7 +123,7 @@ def _costs_only(batch, name: str, checks: set[str], feedback: str) -> None:
     """The attack earns its twin's score minus `checks`, which fail saying `feedback`; nothing else fails."""
     twin, attack = _result(batch, _twin(name)), _result(batch, _attack(name))
     twin_failed, attack_failed = _failed(twin), _failed(attack)
-    expected = twin["score"] - sum(_points(batch, c) for c in checks - set(twin_failed))
+    expected = twin["score"] - sum(_points(batch, name, c) for c in checks - set(twin_failed))
     report = json.dumps({"attack": attack_failed, "output": attack.get("output", "")[:1500]}, indent=1)[:4000]
     assert _graded_to_the_end(attack), f"{name}: {attack['extra_data'].get('problem')}: {report}"
     assert attack["score"] == expected, f"{name}: scored {attack['score']}, expected {expected}: {report}"
@@ -176,6 +189,23 @@ def test_no_cache_holds_anything_a_submission_built(clean_room_batch):
 def test_an_endless_traced_loop_costs_only_its_check(clean_room_batch):
     _costs_only(clean_room_batch, "endless_loop", {"set_element: jittable with index and value traced"},
                 "ran longer than")
+
+
+def test_a_program_that_waits_for_the_host_is_refused_and_costs_only_its_check(clean_room_batch):
+    _costs_only(clean_room_batch, "host_wait", {"set_element: jittable with index and value traced"},
+                "stablehlo.infeed")
+
+
+def test_a_loop_padded_to_shrink_as_n_grows_still_loses_no_python_loop(clean_room_batch):
+    loop = "set_diagonal: no Python loop over the diagonal"
+    assert loop in _failed(_result(clean_room_batch, _twin("padded_loop"))), "the twin's loop must be caught"
+    _costs_only(clean_room_batch, "padded_loop", {loop}, "unrolled")
+
+
+def test_a_jacobian_of_unknown_size_is_never_counted_as_small(clean_room_batch):
+    no_jacobian = "directional_derivative: no array of m·n elements (forward mode)"
+    assert no_jacobian in _failed(_result(clean_room_batch, _twin("hidden_jacobian"))), "the twin's Jacobian shows"
+    _costs_only(clean_room_batch, "hidden_jacobian", {no_jacobian}, "sizes are not fixed")
 
 
 @pytest.mark.parametrize("assignment", CLASSMATES)
