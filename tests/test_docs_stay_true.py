@@ -334,3 +334,9 @@ def test_a_path_that_does_not_exist_is_found():
     page = "See `autograder/reports/merge.py`, `reports/merge.py` and `docs/trust_model.md`; not `results/x.json`."
     assert missing_paths(page) == ["autograder/reports/merge.py", "docs/trust_model.md", "reports/merge.py"]
     assert missing_paths("`grade/merge.py`, `tests/corpus/<a>/`, `child/tamper.own_modules`, `grading.toml`") == []
+
+
+def test_the_readme_says_where_every_guide_is():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    unlisted = [page.name for page in sorted((REPO / "docs").glob("*.md")) if f"docs/{page.name}" not in readme]
+    assert not unlisted, f"README.md does not point to {unlisted}"
