@@ -1,6 +1,7 @@
 """The README's command opens nbgrader's formgrader on a course directory that uses the kit.
 
-The command is read from the README (step 6 of "Grading with nbgrader"), with only the kit's Python,
+The command is read from the README ("The formgrader", under "Grading with nbgrader"; docs/nbgrader.md shows
+the same, tests/test_docs_stay_true.py checks that), with only the kit's Python,
 a free port and a token of the test's own; the server then answers with the scores the kit's
 `nbgrader autograde` wrote (as tests/attacks/trusted_side/test_nbgrader_kernel_confined.py's
 formgrader test does for the confined kernels' runs).
