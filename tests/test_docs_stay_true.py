@@ -13,8 +13,9 @@ hand-written half around it is checked here:
   underscore) is defined: by the API, in the kit's modules, by grading.toml, by JAX or NumPy.
 
 README.md and every docs/ page cite only repository paths that exist: a path in a code span or
-block whose first folder is one of the repository's (or one of autograder/'s, as
-docs/architecture.md writes them), `<placeholder>` parts matching any name.
+block whose first folder is one of the repository's (docs/architecture.md also writes them from
+autograder/: `check/submission.py`), `<placeholder>` parts matching any name. Other first folders
+are not the repository's (`results/<submission>/`, or a course directory's own `suites/`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from autograder.suites import api
 GUIDE = REPO / "docs" / "writing-a-suite.md"
 REFERENCE = re.compile(r"<!-- suite-api reference: generated.*?<!-- end of suite-api reference -->", re.S)
 PAGES = sorted([REPO / "README.md", *(REPO / "docs").rglob("*.md")])
+FROM_THE_PACKAGE = {REPO / "docs" / "architecture.md"}  # pages that write paths from autograder/ too
 
 _FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
 _INLINE = re.compile(r"``?([^`]+?)``?")
@@ -70,11 +72,13 @@ def hand_written(guide: str) -> str:
 # --- repository paths ------------------------------------------------------------------------
 
 @cache
-def _roots() -> frozenset[str]:
-    """The repository's top-level entries, and autograder's folders (docs name `check/submission.py`)."""
+def _roots(from_the_package: bool) -> frozenset[str]:
+    """The repository's top-level entries, and autograder's folders for a page that writes `check/submission.py`."""
     listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
     tops = {name.split("/")[0] for name in listed.splitlines()}
-    return frozenset(tops | {p.name for p in (REPO / "autograder").iterdir() if p.is_dir()})
+    if from_the_package:
+        tops |= {p.name for p in (REPO / "autograder").iterdir() if p.is_dir()}
+    return frozenset(tops)
 
 
 def _exists(path: str) -> bool:
@@ -94,7 +98,7 @@ def _exists(path: str) -> bool:
     return False
 
 
-def cited_paths(markdown: str) -> list[str]:
+def cited_paths(markdown: str, from_the_package: bool = False) -> list[str]:
     """Each word of a code span or block that is a path into the repository (`autograder/cli.py`,
     `tests/corpus/<a>/`, `grading.toml`), without a `:line` suffix."""
     found = []
@@ -102,18 +106,18 @@ def cited_paths(markdown: str) -> list[str]:
         for word in re.split(r"[\s`'\"()\[\],;=]+", span):
             word = re.sub(r":\d+$", "", word.rstrip(".:…"))
             first = word.split("/")[0]
-            if "://" in word or word.startswith(("/", "~", ".venv")) or first not in _roots():
+            if "://" in word or word.startswith(("/", "~", ".venv")) or first not in _roots(from_the_package):
                 continue
             if "/" in word or (REPO / word).is_file() or "." in word:
                 found.append(word)
     return found
 
 
-def missing_paths(markdown: str) -> list[str]:
+def missing_paths(markdown: str, from_the_package: bool = False) -> list[str]:
     """The cited paths that do not exist, but for those of an assignment the page itself creates
     (`autograder new-assignment 09_nan_safe` in docs/adding-an-assignment.md: the reader writes them)."""
     created = re.findall(r"new-assignment\s+(\w+)", markdown)
-    return sorted({path for path in cited_paths(markdown)
+    return sorted({path for path in cited_paths(markdown, from_the_package)
                    if not _exists(path) and not any(name in path.split("/") or f"{name}." in path
                                                      for name in created)})
 
@@ -273,7 +277,7 @@ def _kit_object_exists(dotted: str) -> bool:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(REPO)))
 def test_every_repository_path_a_page_cites_exists(page):
-    missing = missing_paths(page.read_text(encoding="utf-8"))
+    missing = missing_paths(page.read_text(encoding="utf-8"), page in FROM_THE_PACKAGE)
     assert not missing, f"{page.relative_to(REPO)} cites paths the repository does not have: {missing}"
 
 
@@ -332,8 +336,11 @@ def test_names_that_exist_pass(span):
 
 def test_a_path_that_does_not_exist_is_found():
     page = "See `autograder/reports/merge.py`, `reports/merge.py` and `docs/trust_model.md`; not `results/x.json`."
-    assert missing_paths(page) == ["autograder/reports/merge.py", "docs/trust_model.md", "reports/merge.py"]
-    assert missing_paths("`grade/merge.py`, `tests/corpus/<a>/`, `child/tamper.own_modules`, `grading.toml`") == []
+    assert missing_paths(page, from_the_package=True) == [
+        "autograder/reports/merge.py", "docs/trust_model.md", "reports/merge.py"]
+    assert missing_paths(page) == ["autograder/reports/merge.py", "docs/trust_model.md"]
+    cited = "`grade/merge.py`, `tests/corpus/<a>/`, `child/tamper.own_modules`, `grading.toml`"
+    assert missing_paths(cited, from_the_package=True) == []
 
 
 def test_the_readme_says_where_every_guide_is():
