@@ -214,7 +214,8 @@ def _check(args, config) -> int:
     from autograder.student import device_checks
 
     missing = None if os.path.lexists(args.path) else messages.text("load.file_missing", path=args.path)
-    refused = _unknown_assignment(args.assignment, config) or missing or _unknown_exercise(args, config)
+    refused = (_unknown_assignment(args.assignment, config) or missing or _unknown_exercise(args, config)
+               or _missing_suite(args, config))
     if refused:  # one line, before anything is loaded: not "could not be read as a notebook" for a missing file
         print(f"autograder: {refused}", file=sys.stderr)
         return 2
@@ -261,6 +262,23 @@ def _one_count_arguments(args, seed: int) -> list[str]:
     for exercise in args.exercise or ():
         arguments += ["--exercise", exercise]
     return arguments
+
+
+def _missing_suite(args, config) -> str | None:
+    """Why `check` cannot grade the notebook's assignment: its suite is missing (a course's own assignment whose
+    suite was never written, or was moved), with where it was looked for; None if it is there."""
+    from autograder import course_suites
+    from autograder.check.runner import suite_path
+    from autograder.load.submission_source import guess_assignment
+
+    try:
+        assignment = guess_assignment(args.path, config.assignments, args.assignment)
+    except Exception:  # an unreadable file: grade_submission says why
+        return None
+    if not assignment or suite_path(assignment).is_file():
+        return None
+    looked = ", ".join(str(folder) for folder in course_suites.folders())
+    return messages.text("cli.missing_suite", assignment=assignment, looked=looked)
 
 
 def _unknown_assignment(given: str | None, config) -> str | None:

@@ -16,6 +16,7 @@ from autograder.reports import out_dir
 
 README = REPO / "README.md"
 CLASSROOM_README = REPO / "autograder" / "integrations" / "github_classroom" / "README.md"
+COURSE_GUIDE = REPO / "docs" / "a-course-of-your-own.md"
 # What a synopsis's placeholders stand for when it is parsed: any value the option accepts.
 PLACEHOLDERS = {"S": "7", "SCORE": "50", "N": "2", "J": "2", "K/N": "0/2"}
 
@@ -49,7 +50,8 @@ def test_the_readme_shows_commands():
     assert any("grade" in command and "--lang" in command for command in commands), commands
 
 
-@pytest.mark.parametrize("command", _readme_command_lines() + _readme_command_lines(CLASSROOM_README))
+@pytest.mark.parametrize("command", _readme_command_lines() + _readme_command_lines(CLASSROOM_README)
+                         + _readme_command_lines(COURSE_GUIDE))
 def test_every_readme_command_is_accepted_by_the_parser(command, capsys):
     try:
         cli._parser().parse_args(_argv(command))

@@ -175,3 +175,11 @@ def _fake_wheel(directory: Path) -> Path:
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("autograder/__init__.py", "")
     return wheel
+
+
+def test_check_of_an_assignment_whose_suite_is_missing_says_where_it_looked(empty_course):
+    assert run_cli("new-assignment", ASSIGNMENT, "--functions", "double", cwd=empty_course).returncode == 0
+    (empty_course / "suites" / f"test_{ASSIGNMENT}.py").unlink()
+    line = _one_sentence(run_cli("check", f"solutions/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", cwd=empty_course))
+    assert f"The checks of {ASSIGNMENT} are missing: looked for test_{ASSIGNMENT}.py in " in line
+    assert str(empty_course.resolve() / "suites") in line

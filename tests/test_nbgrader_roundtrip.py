@@ -181,7 +181,8 @@ def _submitted(root: Path, student: str) -> Path:
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Course:
     root = tmp_path_factory.mktemp("course")
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    for name in ("nbgrader_config.py", "grading.toml"):  # a course directory: grading.toml beside nbgrader's config
+        shutil.copy(REPO / name, root / name)
     shutil.copytree(REPO / "solutions" / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
 
     generated = _nbgrader("generate_assignment", ASSIGNMENT, cwd=root)

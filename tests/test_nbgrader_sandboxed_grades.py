@@ -73,7 +73,8 @@ KILL = "\nimport os\nos.kill(os.getpid(), 9)\n"
 
 
 def _course(root: Path, students: list[str]) -> None:
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    for name in ("nbgrader_config.py", "grading.toml"):  # a course directory: grading.toml beside nbgrader's config
+        shutil.copy(REPO / name, root / name)
     shutil.copytree(REPO / "solutions" / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
     generated = _nbgrader(root, "generate_assignment", ASSIGNMENT)
     assert generated.returncode == 0, generated.stderr

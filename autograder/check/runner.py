@@ -40,10 +40,16 @@ PYTEST_OPTIONS = (
 def run_checks(assignment: str, submission: Submission, seed: int,
                functions: AbstractSet[str] | None = None) -> list[CheckOutcome]:
     """Run the suite of `assignment`; one outcome per executed check, in suite order."""
+    suite = suite_path(assignment)
+    if not suite.is_file():  # a course's assignment whose suite is not written (or was moved): say where we looked
+        from autograder import course_suites
+
+        looked = ", ".join(str(folder) for folder in course_suites.folders())
+        raise RuntimeError(f"the {assignment} suite is missing: looked for test_{assignment}.py in {looked}")
     plugin = GradingPlugin(submission, seed, functions)
     sink = io.StringIO()
     with no_plugin_autoload(), contextlib.redirect_stdout(sink):
-        code = pytest.main([str(suite_path(assignment)), *PYTEST_OPTIONS], plugins=[plugin])
+        code = pytest.main([str(suite), *PYTEST_OPTIONS], plugins=[plugin])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
         raise RuntimeError(f"the {assignment} suite could not run (pytest exit {code}):\n{sink.getvalue()[-3000:]}")
     return list(plugin.outcomes.values())

@@ -26,7 +26,8 @@ run_autograder from /autograder, and reads /autograder/results/results.json.
   `grading.toml`; the course's released (student) notebook of the assignment,
   which /autograder/source/ then holds as a course directory does.
 
-Nothing else: no solutions (the suites compute their references
+For a course's own assignment (course_suites), also the course's suites/,
+beside grading.toml. Nothing else: no solutions (the suites compute their references
 themselves; the only reader of solutions/ is the batch's store of shared
 compiled programs, which for a single submission per container costs a
 second grading instead of saving one, and is skipped when there is no
@@ -250,8 +251,12 @@ def _write_zip(path: Path, files: list[tuple[str, bytes, int]]) -> None:
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, data)
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    replace_atomically(path, write)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(path, write)
+    except OSError as error:
+        raise BuildError(f"cannot write {path}: {error.strerror}; pass -o a file in a folder you can write") \
+            from None
 
 
 # --- command line ------------------------------------------------------------------

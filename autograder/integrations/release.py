@@ -111,13 +111,9 @@ def release(config: GradingConfig, assignments: list[str] | None = None, force: 
     course = config.course
     status = _course_refused(config)
     for assignment in [] if status else assignments or config.assignments:
-        if assignment not in config.points:
-            print(f"release: {config.source} has no [assignments.{assignment}.*] points", file=sys.stderr)
-            status = 1
-            continue
-        if not course.solution_notebook(assignment).exists():
-            print(f"release: {assignment}'s solution notebook is missing: looked for "
-                  f"{course.solution_notebook(assignment)}", file=sys.stderr)
+        refused = _refused(config, assignment)
+        if refused:
+            print(f"release: {refused}", file=sys.stderr)
             status = 1
             continue
         if not force and _unchanged(config, assignment):
@@ -145,6 +141,22 @@ def release(config: GradingConfig, assignments: list[str] | None = None, force: 
                 config, assignment, _sources(config, assignment), course.root), course.root)
         status |= translated
     return status
+
+
+def _refused(config: GradingConfig, assignment: str) -> str | None:
+    """Why `assignment` cannot be released, in one sentence naming what is missing or unreadable; None if it can."""
+    if assignment not in config.points:
+        return f"{config.source} has no [assignments.{assignment}.*] points"
+    solution = config.course.solution_notebook(assignment)
+    if not solution.exists():
+        return f"{assignment}'s solution notebook is missing: looked for {solution}"
+    for source in _sources(config, assignment):
+        try:
+            if source.exists():
+                nbformat.read(source, as_version=4)
+        except (OSError, ValueError) as error:
+            return f"{source} cannot be read as a notebook ({str(error)[:200]}); fix it, then release again"
+    return None
 
 
 def _course_refused(config: GradingConfig) -> int:

@@ -160,7 +160,8 @@ def course(tmp_path_factory):
     """The course after both runs: (root, the honest run, Mallory's run, files and gradebook before Mallory,
     Mallory's attack outcome, her autograded notebook's text, the secret, whether the port was reached, marker)."""
     root = tmp_path_factory.mktemp("course")
-    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    for name in ("nbgrader_config.py", "grading.toml"):  # a course directory: grading.toml beside nbgrader's config
+        shutil.copy(REPO / name, root / name)
     shutil.copytree(REPO / "solutions" / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
     generated = _nbgrader(root, "generate_assignment", ASSIGNMENT)
     assert generated.returncode == 0, generated.stderr
