@@ -347,3 +347,12 @@ def test_the_readme_says_where_every_guide_is():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     unlisted = [page.name for page in sorted((REPO / "docs").glob("*.md")) if f"docs/{page.name}" not in readme]
     assert not unlisted, f"README.md does not point to {unlisted}"
+
+
+def test_the_readme_is_a_front_door():
+    """At most 300 lines, and no figure that changes with the code: test counts, times and speed-ups
+    are measured in docs/benchmark.md (or printed by the command that measures them)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 300, "README.md: at most 300 lines; move details to a page in docs/"
+    figures = re.findall(r"\b\d+(?:\.\d+)? ?(?:s|ms|min)\b|\b\d+ tests\b|\b\d+(?:\.\d+)?x\b", readme)
+    assert not figures, f"README.md states measured figures {figures}: they belong in docs/benchmark.md"
