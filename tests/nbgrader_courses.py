@@ -23,8 +23,10 @@ def run_nbgrader(root: Path, *args: str, seed: int | None = None) -> subprocess.
 
 
 def released_course(root: Path, assignment: str, seed: int | None = None) -> Path:
-    """`root` as a course: the kit's nbgrader_config.py, the assignment's source, and nbgrader's release of it."""
+    """`root` as a course: the kit's nbgrader_config.py and grading.toml, the assignment's source, and nbgrader's
+    release of it."""
     shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    shutil.copy(REPO / "grading.toml", root / "grading.toml")
     shutil.copytree(REPO / "solutions" / assignment, root / "solutions" / assignment)
     generated = run_nbgrader(root, "generate_assignment", assignment, seed=seed)
     assert generated.returncode == 0, generated.stderr[-3000:]
