@@ -14,13 +14,14 @@ from corpus_cases import mistakes
 
 from autograder import grading_config
 from autograder.check.device_runs import DeviceRun, merged_outcomes
+from autograder.check.failure import Failure
 from autograder.check.placement_checks import assert_spread
 from autograder.check.pytest_plugin import CheckOutcome
 from autograder.protocol.placements import Placement
 
 
 def _outcome(passed: bool, feedback: str = "") -> CheckOutcome:
-    return CheckOutcome("global_mean", "correct", passed, feedback)
+    return CheckOutcome("global_mean", "correct", passed, None if passed else Failure(feedback))
 
 
 def test_a_check_passes_only_if_it_passed_with_every_device_count():

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from conftest import REPO
 
+from autograder.check.calls_shown import describe_grad_call
 from autograder.protocol.errors import ChildError, ErrorKind
 from autograder.suites import api
-from autograder.suites.expect import describe_grad_call
 
 SUITES = sorted((REPO / "autograder" / "suites").glob("test_*.py"))
 # The helpers whose failure a student reads: their docstrings must say arguments and what fails.

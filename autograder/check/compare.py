@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from autograder.catalog import messages
+from autograder.check.failure import fail
 
 # (rtol, atol) by dtype; docs/curriculum.md: float32 rtol 1e-5, atol 1e-6.
 TOLERANCES = {
@@ -67,9 +68,9 @@ def assert_same_structure(actual: Any, expected: Any, *, call: str) -> None:
             tuple(array[3], dict(b: array[], w: array[3])), expected ...".
     """
     if _structure_key(actual) != _structure_key(expected):
-        raise AssertionError(messages.text(
+        raise fail(messages.text(
             "check.wrong_structure", call=call,
-            actual=describe_structure(actual), expected=describe_structure(expected)))
+            actual=describe_structure(actual), expected=describe_structure(expected)), call=call)
 
 
 def assert_close(actual: Any, expected: Any, *, call: str, rtol: float | None = None,
@@ -112,7 +113,7 @@ def assert_same_shapes(actual: Any, expected: Any, *, call: str) -> None:
     for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
         got, want = _as_array(got, call), np.asarray(want)
         if got.shape != want.shape:
-            raise AssertionError(messages.text("check.wrong_shape", call=call, actual=got.shape, expected=want.shape))
+            raise fail(messages.text("check.wrong_shape", call=call, actual=got.shape, expected=want.shape), call=call)
 
 
 def assert_equal(actual: Any, expected: Any, *, call: str, check_dtype: bool = False) -> None:
@@ -143,8 +144,8 @@ def assert_dtype(actual: Any, expected_dtype: Any, *, call: str) -> None:
     """
     got = _as_array(actual, call)
     if got.dtype != np.dtype(expected_dtype):
-        raise AssertionError(messages.text("check.wrong_dtype", call=call, actual=got.dtype,
-                                           expected=np.dtype(expected_dtype)))
+        raise fail(messages.text("check.wrong_dtype", call=call, actual=got.dtype,
+                                 expected=np.dtype(expected_dtype)), call=call)
 
 
 def assert_all_finite(actual: Any, *, call: str) -> None:
@@ -162,7 +163,7 @@ def assert_all_finite(actual: Any, *, call: str) -> None:
         got = _as_array(leaf, call)
         bad = int(np.size(got) - np.count_nonzero(np.isfinite(got)))
         if bad:
-            raise AssertionError(messages.text("check.not_finite", call=call, count=bad))
+            raise fail(messages.text("check.not_finite", call=call, count=bad), call=call)
 
 
 def _leaves(tree: Any) -> list:
@@ -178,21 +179,22 @@ def _as_array(value: Any, call: str) -> np.ndarray:
         return value
     if type(value) in (bool, int, float):
         return np.asarray(value)
-    raise AssertionError(messages.text("check.wrong_type", call=call, actual=type(value).__name__, expected="an array"))
+    raise fail(messages.text("check.wrong_type", call=call, actual=type(value).__name__, expected="an array"),
+               call=call)
 
 
 def _assert_leaf_close(actual: Any, expected: Any, *, call: str, rtol, atol, check_dtype: bool) -> None:
     got = _as_array(actual, call)
     want = np.asarray(expected)
     if got.shape != want.shape:
-        raise AssertionError(messages.text("check.wrong_shape", call=call, actual=got.shape, expected=want.shape))
+        raise fail(messages.text("check.wrong_shape", call=call, actual=got.shape, expected=want.shape), call=call)
     if check_dtype and got.dtype != want.dtype:
-        raise AssertionError(messages.text("check.wrong_dtype", call=call, actual=got.dtype, expected=want.dtype))
+        raise fail(messages.text("check.wrong_dtype", call=call, actual=got.dtype, expected=want.dtype), call=call)
     default_rtol, default_atol = TOLERANCES.get(want.dtype.name, (0.0, 0.0))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     if got.dtype.kind not in "biufc":
-        raise AssertionError(messages.text("check.wrong_dtype", call=call, actual=got.dtype, expected=want.dtype))
+        raise fail(messages.text("check.wrong_dtype", call=call, actual=got.dtype, expected=want.dtype), call=call)
     g = got.astype(np.float64) if got.dtype.kind != "c" else got
     w = want.astype(np.float64) if want.dtype.kind != "c" else want
     with np.errstate(invalid="ignore"):
@@ -211,7 +213,7 @@ def _assert_leaf_close(actual: Any, expected: Any, *, call: str, rtol, atol, che
         expected=_number(want[first].item() if first else want.item()))
     if got.ndim:
         feedback += "\n" + _excerpt(got, want, close, first)
-    raise AssertionError(feedback)
+    raise fail(feedback, call=call)
 
 
 def _number(value: Any) -> str:

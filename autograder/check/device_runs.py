@@ -12,9 +12,9 @@ loses the points of every check it breaks with another count.
 from __future__ import annotations
 
 import dataclasses
-from typing import Generic, Protocol, Sequence, TypeVar
+from typing import Any, Generic, Protocol, Sequence, TypeVar
 
-from autograder.catalog import messages
+from autograder.check.failure import Failure
 
 
 class _Outcome(Protocol):
@@ -30,7 +30,9 @@ class _Outcome(Protocol):
     def passed(self) -> bool: ...
 
     @property
-    def feedback(self) -> str: ...
+    def failed_with(self) -> Failure | None: ...
+
+    def failing_with(self, failure: Failure) -> Any: ...
 
 
 Outcome = TypeVar("Outcome", bound=_Outcome)
@@ -59,8 +61,8 @@ def merged_outcomes(runs: Sequence[DeviceRun[Outcome]]) -> list[Outcome]:
             merged.append(first)
             continue
         devices, outcome = failed
-        feedback = messages.text("check.with_devices", devices=devices, feedback=outcome.feedback)
-        merged.append(dataclasses.replace(outcome, feedback=feedback))  # type: ignore[type-var]
+        failure = outcome.failed_with
+        merged.append(outcome.failing_with(dataclasses.replace(failure, devices=devices)) if failure else outcome)
     return merged
 
 

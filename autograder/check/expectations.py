@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from autograder.catalog import messages
+from autograder.check.failure import fail
 from autograder.check.jax_error_hints import hint_for
 from autograder.check.retrace_explanations import explain
 from autograder.check.submission import ProgramFacts, TraceReport
@@ -31,7 +32,7 @@ def assert_uses_primitive(facts: ProgramFacts, any_of: Iterable[str], *, functio
     """
     wanted = set(any_of)
     if not wanted & facts.primitives:
-        raise AssertionError(messages.text(
+        raise fail(messages.text(
             "check.primitive_missing", function=function, construct=construct,
             primitives=messages.text("check.primitives_separator").join(sorted(wanted)), why=why))
 
@@ -55,8 +56,8 @@ def assert_no_host_callbacks(facts: ProgramFacts, *, function: str) -> None:
     """
     found = facts.primitives & HOST_CALLBACKS
     if found:
-        raise AssertionError(messages.text("check.host_callback", function=function,
-                                           primitives=", ".join(sorted(found))))
+        raise fail(messages.text("check.host_callback", function=function,
+                                 primitives=", ".join(sorted(found))))
 
 
 def assert_not_unrolled(small: ProgramFacts, large: ProgramFacts, *, function: str, n_small: int, n_large: int,
@@ -89,7 +90,7 @@ def assert_not_unrolled(small: ProgramFacts, large: ProgramFacts, *, function: s
         # One operation or more per extra entry is the evidence of code run once per entry while tracing
         # (a loop unrolled); less growth has other causes too (`lax.associative_scan`'s log-many levels).
         key = "check.unrolled" if growth >= n_large - n_small else "check.program_grows"
-        raise AssertionError(messages.text(
+        raise fail(messages.text(
             key, function=function, operation=kind, small=at_small, large=at_large,
             n_small=n_small, n_large=n_large, fix=fix))
 
@@ -121,12 +122,10 @@ def assert_trace_count(report: TraceReport, expected: int, *, call_sequence: str
     """
     if report.traces == expected:
         return
-    feedback = messages.text("check.trace_count", call_sequence=call_sequence, actual=report.traces, expected=expected)
-    if fix:
-        feedback += " " + fix
+    detail = messages.text("check.trace_count", call_sequence=call_sequence, actual=report.traces, expected=expected)
     if report.traces > expected and (explained := explain(report.explanations)):
-        feedback += "\n" + explained
-    raise AssertionError(feedback)
+        detail += "\n" + explained
+    raise fail(detail, advice=fix)
 
 
 def assert_no_value_larger_than(facts: ProgramFacts, elements: int, *, function: str, what: str, fix: str) -> None:
@@ -147,8 +146,8 @@ def assert_no_value_larger_than(facts: ProgramFacts, elements: int, *, function:
             a value of 4096 elements, more than the 512 allowed (<what>). <fix>".
     """
     if facts.largest_value_elements > elements:
-        raise AssertionError(messages.text("check.value_too_large", function=function,
-                                           actual=facts.largest_value_elements, limit=elements, what=what, fix=fix))
+        raise fail(messages.text("check.value_too_large", function=function,
+                                 actual=facts.largest_value_elements, limit=elements, what=what, fix=fix))
 
 
 def assert_uses_collective(facts: ProgramFacts, any_of: Iterable[str] = (), *, function: str, why: str) -> None:
@@ -172,10 +171,10 @@ def assert_uses_collective(facts: ProgramFacts, any_of: Iterable[str] = (), *, f
     """
     wanted = frozenset(any_of) or COLLECTIVES
     if not wanted & facts.collectives:
-        raise AssertionError(messages.text("check.collective_missing", function=function,
-                                           collectives=messages.text("check.primitives_separator").join(sorted(wanted)),
-                                           found=", ".join(sorted(facts.collectives))
-                                           or messages.text("check.no_collectives"), why=why))
+        raise fail(messages.text("check.collective_missing", function=function,
+                                 collectives=messages.text("check.primitives_separator").join(sorted(wanted)),
+                                 found=", ".join(sorted(facts.collectives))
+                                 or messages.text("check.no_collectives"), why=why))
 
 
 def expected_error_feedback(error: ChildError | None, *, call: str, error_type: str,

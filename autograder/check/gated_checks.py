@@ -16,28 +16,32 @@ from __future__ import annotations
 import dataclasses
 
 from autograder.catalog import messages
-from autograder.check.pytest_plugin import CheckOutcome
 from autograder.check.results import CheckResult
 
 
-def values_checks(outcomes: list[CheckOutcome]) -> dict[str, str]:
+def _on_wrong_values(check: CheckResult) -> bool:
+    failure = check.failed_with
+    return failure is not None and failure.on_wrong_values
+
+
+def values_checks(checks: list[CheckResult]) -> dict[str, str]:
     """function -> the property of its first check that failed on wrong values (suite order)."""
     first: dict[str, str] = {}
-    for outcome in outcomes:
-        if not outcome.passed and outcome.wrong_values:
-            first.setdefault(outcome.function, outcome.prop)
+    for check in checks:
+        if _on_wrong_values(check):
+            first.setdefault(check.function, check.prop)
     return first
 
 
-def mark_not_checked(checks: list[CheckResult], outcomes: list[CheckOutcome]) -> list[CheckResult]:
-    """`checks` (one per outcome, same order) with every gated check that never reached its property
-    marked not checked, its feedback the sentence that says so."""
-    gates = values_checks(outcomes)
+def mark_not_checked(checks: list[CheckResult]) -> list[CheckResult]:
+    """`checks` with every gated check that never reached its property marked not checked: its failure
+    points up to the check that found the wrong values, by the name the table shows."""
+    gates = values_checks(checks)
     marked = []
-    for check, outcome in zip(checks, outcomes, strict=True):
-        gate = gates.get(outcome.function)
-        if gate is not None and outcome.wrong_values and not outcome.passed and outcome.prop != gate:
-            pointer = messages.text("check.not_checked", values_check=messages.check_name(gate))
-            check = dataclasses.replace(check, not_checked=True, feedback=pointer)
+    for check in checks:
+        gate = gates.get(check.function)
+        failure = check.failed_with
+        if gate is not None and failure is not None and failure.on_wrong_values and check.prop != gate:
+            check = check.failing_with(dataclasses.replace(failure, not_checked_because=messages.check_name(gate)))
         marked.append(check)
     return marked

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from autograder.catalog import messages
+from autograder.check.failure import fail
 from autograder.protocol.placements import Placement
 
 SPREADS = ("rows", "replicated", "any")
@@ -39,12 +40,12 @@ def assert_spread(placements: Sequence[Placement], spread: str, *, devices: int,
     for index, placement in enumerate(placements):
         fields = dict(call=call, index=index, devices=devices, held=_held(placement), why=why)
         if placement.devices != frozenset(range(devices)):
-            raise AssertionError(messages.text("check.placement_devices", count=len(placement.devices), **fields))
+            raise fail(messages.text("check.placement_devices", count=len(placement.devices), **fields))
         counts = set(placement.rows_per_device().values())
         if spread == "replicated" and counts != {None}:
-            raise AssertionError(messages.text("check.placement_replicated", **fields))
+            raise fail(messages.text("check.placement_replicated", **fields))
         if spread == "rows" and not _one_block_each(placement, devices):
-            raise AssertionError(messages.text("check.placement_rows", **fields))
+            raise fail(messages.text("check.placement_rows", **fields))
 
 
 def _one_block_each(placement: Placement, devices: int) -> bool:

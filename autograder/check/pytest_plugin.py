@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from autograder.catalog import messages
-from autograder.check import wrong_values
+from autograder.check.failure import Failure, FailureKind, failure_of, render
 from autograder.check.submission import Submission
 
 # Hidden sizes come from one of this many generators per check, chosen by the seed: values
@@ -76,8 +76,27 @@ class CheckOutcome:
     function: str
     prop: str
     passed: bool
-    feedback: str
-    wrong_values: bool = False  # it failed comparing the function's values, before its own property
+    failure: Failure | None = None  # what it failed with; None when it passed
+
+    @property
+    def feedback(self) -> str:
+        """What the student reads, rendered from the failure in the catalog's language now."""
+        return render(self.failure) if self.failure is not None else ""
+
+    @property
+    def wrong_values(self) -> bool:
+        """It failed comparing the function's values, before its own property."""
+        return self.failure is not None and self.failure.on_wrong_values
+
+    @property
+    def failed_with(self) -> Failure | None:
+        """What it failed with (a failure without feedback if it failed unexplained); None if it passed."""
+        if self.passed:
+            return None
+        return self.failure if self.failure is not None else Failure("")
+
+    def failing_with(self, failure: Failure) -> CheckOutcome:
+        return dataclasses.replace(self, failure=failure)
 
 
 class GradingPlugin:
@@ -137,9 +156,6 @@ class GradingPlugin:
                 kept.append(item)
         items[:] = kept
 
-    def pytest_runtest_setup(self, item) -> None:
-        wrong_values.forget()
-
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
         report = yield
@@ -151,13 +167,12 @@ class GradingPlugin:
     def _record(self, nodeid: str, function_prop: tuple[str, str], passed: bool, excinfo) -> None:
         if nodeid in self.outcomes and not self.outcomes[nodeid].passed:
             return  # keep the first failure (setup before teardown)
-        feedback, values = "", False
+        failure = None
         if not passed and excinfo is not None:
             error = excinfo.value
             if isinstance(error, AssertionError):
-                feedback = str(error).split("\nassert ")[0].strip()
-                values = wrong_values.explains(feedback)
+                failure = failure_of(error)
             else:
-                feedback = messages.text("report.internal_error", error_type=type(error).__name__,
-                                         error=str(error)[:500])
-        self.outcomes[nodeid] = CheckOutcome(*function_prop, passed=passed, feedback=feedback, wrong_values=values)
+                failure = Failure(messages.text("report.internal_error", error_type=type(error).__name__,
+                                                error=str(error)[:500]), FailureKind.INTERNAL)
+        self.outcomes[nodeid] = CheckOutcome(*function_prop, passed=passed, failure=failure)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from autograder.catalog import messages
+from autograder.check.failure import Failure, render
 
 # How reports mark each status; its word is the catalog's "report.<status>".
 STATUS_MARKS = {"passed": "✓", "failed": "✗", "not_checked": "–"}
@@ -20,6 +21,21 @@ class CheckResult:
     feedback: str
     # Failed without being checked: its points need correct values, and the values were wrong.
     not_checked: bool = False
+    # What it failed with, in parts; `feedback` is its rendering. None where only the text is known
+    # (a result read back, a placeholder for a check that never ran).
+    failure: Failure | None = None
+
+    def failing_with(self, failure: Failure) -> CheckResult:
+        """This result failed with `failure`, its feedback rendered from it."""
+        return dataclasses.replace(self, failure=failure, feedback=render(failure),
+                                   not_checked=failure.not_checked_because is not None)
+
+    @property
+    def failed_with(self) -> Failure | None:
+        """What it failed with; a text-only result's feedback stands as the detail; None if it passed."""
+        if self.passed:
+            return None
+        return self.failure if self.failure is not None else Failure(self.feedback)
 
     @property
     def status(self) -> str:
@@ -97,8 +113,10 @@ class SubmissionResult:
 def _gradescope_test(check: CheckResult) -> dict:
     """One check as a Gradescope test. Gradescope knows only "passed" and "failed": a check not checked
     is "failed" there (it earned no points), and says why in its output and in its extra_data's "outcome"."""
-    extra: dict[str, str] = {"check": check.name}  # the name in English: the same id in every language
+    extra: dict[str, object] = {"check": check.name}  # the name in English: the same id in every language
     if check.not_checked:
         extra["outcome"] = "not_checked"
+    if check.failure is not None:  # its parts, for programs that read results.json
+        extra["failure"] = {"kind": check.failure.kind.value, "call": check.failure.call}
     return {"name": check.display_name, "score": check.score, "max_score": check.max_score,
             "status": "passed" if check.passed else "failed", "output": check.feedback, "extra_data": extra}

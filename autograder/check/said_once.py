@@ -3,38 +3,42 @@
 One mistake usually fails several checks of a function (correct, jittable,
 traced once), and each check explains it with the same hint. A student
 reads the checks in order, so the later ones keep what is their own (the
-call and what it returned) and point up to the hint instead of repeating it.
+call and what it returned: the failure's detail) and point up to the advice
+and hints instead of repeating them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from autograder.catalog import messages
 from autograder.check.results import CheckResult
 
-# A line shorter than this is not an explanation (a label, an excerpt row) and is kept.
+# A line shorter than this is not an explanation (a label) and does not count as said.
 MIN_EXPLANATION_CHARS = 40
 
 
 def say_each_thing_once(checks: list[CheckResult]) -> list[CheckResult]:
-    """`checks` with every explanation line already given for the same function replaced by a pointer."""
+    """`checks` with every piece of advice and every hint already given for the same function left out, and
+    a pointer up to it said instead; a detail that shows what an earlier check showed (the same row of
+    wrong values) points up too."""
     seen: dict[str, set[str]] = {}
     kept = []
     for check in checks:
-        if check.passed or not check.feedback:
+        failure = check.failed_with
+        if failure is None or failure.not_checked_because is not None:
             kept.append(check)
             continue
         said = seen.setdefault(check.function, set())
-        first, *rest = check.feedback.splitlines()
-        lines, repeated = [first], False
-        for line in rest:
-            if len(line) >= MIN_EXPLANATION_CHARS and line in said:
-                repeated = True
-            else:
-                lines.append(line)
-        said.update(check.feedback.splitlines())
-        if repeated:
-            lines.append(messages.text("call.said_above"))
-        kept.append(dataclasses.replace(check, feedback="\n".join(lines)))
+        advice = tuple(a for a in failure.advice if a not in said)
+        hints = tuple(h for h in failure.hints if h not in said)
+        shown_before = any(line in said for line in _explanations(failure.detail))
+        said.update(failure.advice, failure.hints, _explanations(failure.detail))
+        if (advice, hints) != (failure.advice, failure.hints) or shown_before:
+            check = check.failing_with(dataclasses.replace(failure, advice=advice, hints=hints, said_above=True))
+        kept.append(check)
     return kept
+
+
+def _explanations(detail: str) -> list[str]:
+    """The lines of a detail after its first (which names the call) long enough to explain something."""
+    return [line for line in detail.splitlines()[1:] if len(line) >= MIN_EXPLANATION_CHARS]

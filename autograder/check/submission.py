@@ -17,15 +17,17 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from autograder.catalog import messages
+from autograder.check.calls_shown import describe_call, student_function
 from autograder.check.exported_program import Placement, ProgramFacts, ProgramRefused, ProgramRunFailed, Programs
+from autograder.check.failure import CheckFailed, Failure, FailureKind
 from autograder.check.jax_error_hints import hint_for
 from autograder.check.typed_key import TypedKey
 from autograder.protocol import requests, wire_format
 from autograder.protocol.errors import ChildError, ErrorKind, KitFault, TransportFailure
 
 
-class StudentCodeError(AssertionError):
-    """Student code failed or misbehaved; the message is the feedback.
+class StudentCodeError(CheckFailed):
+    """Student code failed or misbehaved; its failure (kind STUDENT_CODE) is the feedback.
 
     An AssertionError so pytest reports the check as failed, not errored.
     `error` is what the student's side reported (protocol.errors.ChildError:
@@ -33,10 +35,14 @@ class StudentCodeError(AssertionError):
     checks that expect an exception; None when nothing was reported.
     """
 
-    def __init__(self, feedback: str, error_type: str | None = None, error: ChildError | None = None):
-        super().__init__(feedback)
+    def __init__(self, feedback: str | Failure, error_type: str | None = None, error: ChildError | None = None):
+        failure = feedback if isinstance(feedback, Failure) else Failure(feedback, FailureKind.STUDENT_CODE)
+        super().__init__(failure)
         self.error_type = error_type
         self.error = error
+
+    def with_failure(self, failure: Failure) -> StudentCodeError:
+        return StudentCodeError(failure, self.error_type, self.error)
 
     @property
     def not_implemented(self) -> bool:
@@ -109,7 +115,9 @@ class Submission:
         return bool(self.describe(function).get("jitted"))
 
     def require(self, function: str) -> None:
-        """Fail with the right feedback if `function` is missing or not callable."""
+        """Fail with the right feedback if `function` (the student's, in a harness's call) is missing or not
+        callable."""
+        function = student_function(function)
         facts = self.describe(function)
         if not facts.get("exists"):
             raise StudentCodeError(_missing_feedback(function, facts.get("not_implemented_cells"),
@@ -308,7 +316,7 @@ class Submission:
         plan = {"warmup": [(tuple(a), dict(k)) for a, k in warmup], "calls": [(tuple(a), dict(k)) for a, k in calls]}
         skeleton, arrays = _encode(plan)
         request = requests.CountTraces(function, skeleton, tuple(static_argnums), tuple(static_argnames), count_all)
-        call = messages.text("check.call_sequence", function=function)
+        call = messages.text("check.call_sequence", function=student_function(function))
         answer, out_arrays = self._send(request, arrays, call)
         try:
             outputs = wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
@@ -391,8 +399,8 @@ class Submission:
         if error.kind is ErrorKind.TIMEOUT:
             timeout = TransportFailure(ErrorKind.TIMEOUT, error.message)
             raise StudentCodeError(_transport_feedback(timeout, call, self._transport))
-        feedback = _error_feedback(error, call, getattr(request, "function", ""), raised_template, fields)
-        raise StudentCodeError(feedback, error.type or None, error)
+        said = _error_failure(error, call, student_function(getattr(request, "function", "")), raised_template, fields)
+        raise StudentCodeError(said, error.type or None, error)
 
 
 def _without_values(args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
@@ -455,40 +463,6 @@ def _this_process_devices() -> int:
     return jax.device_count()
 
 
-def describe_call(function: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
-    """`name(f32[17], 3, negate=True)`: how feedback names a call.
-
-    Args:
-        function: the function's name.
-        args: positional arguments (arrays by dtype and shape, scalars by value).
-        kwargs: keyword arguments.
-
-    Returns:
-        The description.
-    """
-    parts = [_describe_value(a) for a in args] + [f"{k}={_describe_value(v)}" for k, v in kwargs.items()]
-    return f"{function}({', '.join(parts)})"
-
-
-def _describe_value(value: Any) -> str:
-    if isinstance(value, TypedKey):
-        return "key" if value.data.ndim <= 1 else f"key{list(value.data.shape[:-1])}"
-    if isinstance(value, np.generic):
-        return f"{value.item():.4g}" if isinstance(value, np.floating) else repr(value.item())
-    if isinstance(value, np.ndarray):
-        if value.ndim == 0:
-            return f"{value.dtype.name}({value.item()!r})"
-        short = {"float32": "f32", "int32": "i32", "bool": "bool", "uint32": "u32",
-                 "float64": "f64"}.get(value.dtype.name, value.dtype.name)
-        return f"{short}{list(value.shape)}"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {_describe_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        inner = ", ".join(_describe_value(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
-    return repr(value)
-
-
 def _static_phrase(args: Sequence[Any], static_argnums: Sequence[int], static_argnames: Sequence[str]) -> str:
     if not static_argnums and not static_argnames:
         return messages.text("check.static_none")
@@ -507,17 +481,19 @@ def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: 
     return "\n".join([feedback, *problems])
 
 
-def _error_feedback(error: ChildError, call: str, function: str, raised_template: str = "call.raised",
-                    fields: dict | None = None) -> str:
+def _error_failure(error: ChildError, call: str, function: str, raised_template: str = "call.raised",
+                   fields: dict | None = None) -> Failure:
     if error.kind is ErrorKind.RAISED:
-        return _raised_feedback(error, call, function, raised_template, fields or {})
+        return _raised_failure(error, call, function, raised_template, fields or {})
     explain = _FEEDBACK_BY_KIND.get(error.kind)
     if explain is None:
-        return messages.text("call.raised", call=call, error_type="an error", error=error.message or error.kind.value)
-    return explain(error, call, function)
+        detail = messages.text("call.raised", call=call, error_type="an error", error=error.message or error.kind.value)
+    else:
+        detail = explain(error, call, function)
+    return Failure(detail, FailureKind.STUDENT_CODE, call=call)
 
 
-# What a student is told for each kind of failure (RAISED, with its hints, is _raised_feedback).
+# What a student is told for each kind of failure (RAISED, with its hints, is _raised_failure).
 _FEEDBACK_BY_KIND: dict[ErrorKind, Callable[[ChildError, str, str], str]] = {
     ErrorKind.MISSING: lambda error, call, function: _missing_feedback(
         function, error.not_implemented_cells, error.load_problems, error.similar),
@@ -534,18 +510,16 @@ _FEEDBACK_BY_KIND: dict[ErrorKind, Callable[[ChildError, str, str], str]] = {
 }
 
 
-def _raised_feedback(error: ChildError, call: str, function: str, raised_template: str, fields: dict) -> str:
+def _raised_failure(error: ChildError, call: str, function: str, raised_template: str, fields: dict) -> Failure:
     if error.is_not_implemented:
-        return messages.text("call.not_implemented", function=function)
+        return Failure(messages.text("call.not_implemented", function=function), FailureKind.STUDENT_CODE, call=call)
     first = error.message.splitlines()[0] if error.message else ""
-    feedback = messages.text(raised_template, call=call, error_type=error.type, error=first, **fields)
+    detail = messages.text(raised_template, call=call, error_type=error.type, error=first, **fields)
     location = _location(error.where)
     if location:
-        feedback += f" {location}"
+        detail += f" {location}"
     hint = hint_for(list(error.mro or (error.type,)), error.message)
-    if hint:
-        feedback += "\n" + messages.text("call.hint", hint=hint)
-    return feedback
+    return Failure(detail, FailureKind.STUDENT_CODE, call=call, hints=(hint,) if hint else ())
 
 
 def _location(where: object) -> str | None:
@@ -577,8 +551,8 @@ def _run_failure_feedback(failed: ProgramRunFailed, function: str, call: str) ->
     if failed.kind == "raised":
         return messages.text("call.raised", call=call, error_type=failed.error_type or "an error",
                              error=failed.detail)
-    return messages.text(f"program.{failed.kind}", function=function, call=call, seconds=failed.seconds,
-                         detail=failed.detail)
+    return messages.text(f"program.{failed.kind}", function=student_function(function), call=call,
+                         seconds=failed.seconds, detail=failed.detail)
 
 
 def _transport_feedback(failure: TransportFailure, call: str, transport: Transport) -> str:

@@ -14,6 +14,7 @@ them.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 
@@ -162,19 +163,36 @@ def returned_function(hessian: Callable) -> Callable:
     return call
 
 
-# harness name -> (the student's functions it may wrap, the wrapper)
-HARNESSES: dict[str, tuple[frozenset[str], Callable[[Callable], Callable]]] = {
-    "with_loss": (frozenset({"per_example_grads"}), with_loss),
-    "twice": (frozenset({"running_stats_update"}), twice),
-    "as_scan_body": (frozenset({"running_stats_update"}), as_scan_body),
-    "with_f": (frozenset({"directional_derivative", "vector_jacobian_product", "newton_minimize"}), with_f),
-    "returned_function": (frozenset({"hessian"}), returned_function),
+@dataclasses.dataclass(frozen=True)
+class Harness:
+    """A wrapper the kit puts around a student's function, and how feedback shows a call made through it.
+
+    `shown` is the call as the student would write it, a format string over `function` (the student's
+    function), `named` (the first argument, the name of a kit function the harness hands on), `rest`
+    (the other arguments, described by dtype and shape) and `arguments` (all of them, described). So no
+    feedback names `function@harness`, which no student can define or call.
+    """
+
+    wraps: frozenset[str]
+    build: Callable[[Callable], Callable]
+    shown: str
+
+
+HARNESSES: dict[str, Harness] = {
+    "with_loss": Harness(frozenset({"per_example_grads"}), with_loss, "{function}({named}_loss, {rest})"),
+    "twice": Harness(frozenset({"running_stats_update"}), twice, "{function}({arguments})"),
+    "as_scan_body": Harness(frozenset({"running_stats_update"}), as_scan_body,
+                            ('lax.scan(lambda stats, x: ({function}(stats, x), None), '
+                             '{{"count": 0., "mean": 0., "m2": 0.}}, {arguments})')),
+    "with_f": Harness(frozenset({"directional_derivative", "vector_jacobian_product", "newton_minimize"}), with_f,
+                      "{function}({named}, {rest})"),
+    "returned_function": Harness(frozenset({"hessian"}), returned_function, "{function}({named})({rest})"),
 }
 
 
 def wrap(harness: str, function: str, student_function: Callable) -> Callable:
     """`student_function` (the student's `function`) inside `harness`; KeyError for a harness it has none of."""
-    wraps, build = HARNESSES[harness]
-    if function not in wraps:
-        raise KeyError(f"{harness} wraps {', '.join(sorted(wraps))}, not {function}")
-    return build(student_function)
+    declared = HARNESSES[harness]
+    if function not in declared.wraps:
+        raise KeyError(f"{harness} wraps {', '.join(sorted(declared.wraps))}, not {function}")
+    return declared.build(student_function)

@@ -193,8 +193,9 @@ def score_outcomes(outcomes: list[CheckOutcome], assignment: str, config: Gradin
     checks = []
     for outcome in outcomes:
         points = config.points_for(assignment, outcome.function, outcome.prop)
-        checks.append(CheckResult(outcome.function, outcome.prop, points if outcome.passed else 0.0,
-                                  points, outcome.passed, outcome.feedback))
-    return say_each_thing_once(mark_not_checked(checks, outcomes))
+        check = CheckResult(outcome.function, outcome.prop, points if outcome.passed else 0.0, points,
+                            outcome.passed, "")
+        checks.append(check if outcome.failed_with is None else check.failing_with(outcome.failed_with))
+    return say_each_thing_once(mark_not_checked(checks))
 
 

@@ -84,54 +84,52 @@ def read(path: Path | str, shown: str | None = None) -> SubmissionSource:
     inside their submission), never the grading machine's path to it; `check` shows the path given.
     """
     path = Path(path)
-    if shown is not None:
-        try:
-            source = read(path)
-        except SubmissionError as error:
-            raise SubmissionError(str(error).replace(str(path), shown)) from None
-        return dataclasses.replace(source, shown=shown)
+    # Messages name the file as shown; a message is built with that name, never edited after.
+    name = Path(shown) if shown is not None else path
     if path.is_dir():  # a common slip (`check my_folder`): say what it is, not that it is missing
         notebooks = sorted(path.glob("*.ipynb"))
-        example = notebooks[0] if notebooks else path / "<notebook>.ipynb"
-        raise SubmissionError(messages.text("load.is_folder", path=path, example=example))
+        example = name / notebooks[0].name if notebooks else name / "<notebook>.ipynb"
+        raise SubmissionError(messages.text("load.is_folder", path=name, example=example))
     if not path.is_file():
-        raise SubmissionError(messages.text("load.file_missing", path=path))
+        raise SubmissionError(messages.text("load.file_missing", path=name))
     try:
-        raw = _read_capped(path).decode("utf-8")
+        raw = _read_capped(path, name).decode("utf-8")
     except UnicodeDecodeError:
-        raise SubmissionError(messages.text("load.not_utf8", path=path)) from None
+        raise SubmissionError(messages.text("load.not_utf8", path=name)) from None
     if path.suffix == ".py":
-        return SubmissionSource(path, (CodeCell(1, raw),), None, ())
-    if path.suffix != ".ipynb":
-        raise SubmissionError(messages.text("load.bad_suffix", path=path))
-    return _read_notebook(path, raw)
+        source = SubmissionSource(path, (CodeCell(1, raw),), None, ())
+    elif path.suffix != ".ipynb":
+        raise SubmissionError(messages.text("load.bad_suffix", path=name))
+    else:
+        source = _read_notebook(name, path, raw)
+    return source if shown is None else dataclasses.replace(source, shown=shown)
 
 
-def _read_capped(path: Path) -> bytes:
+def _read_capped(path: Path, name: Path) -> bytes:
     """The file's bytes; SubmissionError if it holds more than MAX_SUBMISSION_BYTES (only that much is read)."""
     with open(path, "rb") as handle:
         raw = handle.read(MAX_SUBMISSION_BYTES + 1)
     if len(raw) > MAX_SUBMISSION_BYTES:
-        raise SubmissionError(messages.text("load.too_large", path=path, limit_mib=MAX_SUBMISSION_BYTES >> 20))
+        raise SubmissionError(messages.text("load.too_large", path=name, limit_mib=MAX_SUBMISSION_BYTES >> 20))
     return raw
 
 
-def _read_notebook(path: Path, raw: str) -> SubmissionSource:
+def _read_notebook(name: Path, path: Path, raw: str) -> SubmissionSource:
     # Bounded first: nbformat parses the same text with json.loads, whose recursion a deeply nested
     # document turns into RecursionError in whichever process reads it (a grading worker, the child).
     try:
         bounded_json.loads(raw, max_bytes=MAX_SUBMISSION_BYTES)
     except bounded_json.JSONLimitExceeded as error:
-        raise SubmissionError(messages.text("load.too_deep", path=path, depth=error.limit.maximum)) from None
+        raise SubmissionError(messages.text("load.too_deep", path=name, depth=error.limit.maximum)) from None
     except ValueError as error:  # not JSON, or a number JSON allows and Python will not convert
-        raise SubmissionError(messages.text("load.not_json", path=path, error=error)) from None
+        raise SubmissionError(messages.text("load.not_json", path=name, error=error)) from None
     try:
         notebook = nbformat.reads(raw, as_version=4)
         nbformat.validate(notebook)
     except Exception as error:  # nbformat raises several unrelated types
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise SubmissionError(
-            messages.text("load.invalid_notebook", path=path, error=detail)
+            messages.text("load.invalid_notebook", path=name, error=detail)
         ) from None
     cells: list[CodeCell] = []
     notes: list[str] = []

@@ -20,6 +20,7 @@ import sys
 
 from autograder.catalog import messages
 from autograder.check.device_runs import DeviceRun, merged_outcomes
+from autograder.check.failure import Failure
 from autograder.check.results import CheckResult, SubmissionResult
 
 # Set in each process of `check_with_each_count`: it checks with this many devices and prints its result as JSON.
@@ -65,12 +66,17 @@ def check_with_each_count(arguments: list[str], counts: tuple[int, ...]) -> Subm
 
 
 def result_to_json(result: SubmissionResult) -> str:
-    return json.dumps(dataclasses.asdict(result), ensure_ascii=False)
+    """`result` as one line for the process that merges the device counts: each check's failure in parts."""
+    raw = dataclasses.asdict(result)
+    raw["checks"] = [{**dataclasses.asdict(check), "failure": check.failure.to_json() if check.failure else None}
+                     for check in result.checks]
+    return json.dumps(raw, ensure_ascii=False)
 
 
 def result_from_json(text: str) -> SubmissionResult:
     raw = json.loads(text)
-    raw["checks"] = [CheckResult(**check) for check in raw["checks"]]
+    raw["checks"] = [CheckResult(**{**check, "failure": Failure.from_json(check["failure"]) if check["failure"]
+                                    else None}) for check in raw["checks"]]
     return SubmissionResult(**raw)
 
 

@@ -27,7 +27,8 @@ from typing import AbstractSet, Any, Callable
 import numpy as np
 import pytest
 
-from autograder.check import expectations, wrong_values
+from autograder.check import expectations
+from autograder.check.failure import failure_of
 from autograder.check.pytest_plugin import CheckOutcome, GradingPlugin
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, TraceReport
 from autograder.grading_config import GradingConfig
@@ -471,7 +472,6 @@ def _rerun(recorder: Recorder, item, generators: dict[str, Any], probe: probing.
     for name, state in generators.items():
         item.funcargs[name].bit_generator.state = copy.deepcopy(state)
     recorder.probe = probe
-    wrong_values.forget()
     try:
         item.runtest()
     except AssertionError as failure:
@@ -497,7 +497,7 @@ def _probe_values(recorder: Recorder, item, generators: dict[str, Any]) -> None:
             hints = probing.hints_in(str(failure), recorder.assignment)
             if hints:
                 recorder.annotate(answer.step, hints=hints)
-            if wrong_values.explains(str(failure)):  # the grader's gate: a later check failing here is not checked
+            if failure_of(failure).on_wrong_values:  # the grader's gate: a later check failing here is not checked
                 recorder.annotate(answer.step, values_gate=True)
         plain = probing.hints_in(str(failure or ""), recorder.assignment)
         for change, field in ((probing.retyped, "dtype_hints"), (probing.non_finite, "non_finite_hints")):

@@ -35,13 +35,13 @@ an unrolled loop, a missing `jax.jit`: the step's "fix").
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from typing import Any, Iterable
 
 import numpy as np
 
 from autograder.catalog import hint_ideas, messages
 from autograder.check import compare
+from autograder.check.calls_shown import describe_call, describe_grad_call
 from autograder.check.expectations import (
     assert_no_host_callbacks,
     assert_no_value_larger_than,
@@ -49,10 +49,12 @@ from autograder.check.expectations import (
     assert_uses_collective,
     expected_error_feedback,
 )
+from autograder.check.failure import CheckFailed, Failure, failure_of, rebuilt, with_advice
+from autograder.check.gated_checks import mark_not_checked
 from autograder.check.placement_checks import assert_spread
 from autograder.check.results import CheckResult
 from autograder.check.retrace_explanations import explain
-from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, describe_call
+from autograder.check.submission import ProgramFacts, StudentCodeError, Submission
 from autograder.protocol.errors import ErrorKind
 from autograder.student import jax_support, recorded, replayed_mistakes
 from autograder.student.strings import text
@@ -60,12 +62,20 @@ from autograder.student.strings import text
 RTOL, ATOL = 1e-4, 1e-5
 
 
-class Mismatch(AssertionError):
-    """A step's answer differs from the recorded one; the message is the feedback."""
+class Mismatch(CheckFailed):
+    """A step's answer differs from the recorded one; its failure is the feedback."""
+
+    def __init__(self, failure: str | Failure):
+        super().__init__(failure if isinstance(failure, Failure) else Failure(failure))
+
+    def with_failure(self, failure: Failure) -> Mismatch:
+        return Mismatch(failure)
 
 
-class WrongValues(Mismatch):
-    """A value differs where the grader says the check failed on wrong values (its later checks: not checked)."""
+def _advice(step: dict) -> tuple[str, ...]:
+    """The exercise's advice the grader says after this judgement, as a failure's advice."""
+    fix = _fix(step)
+    return (fix,) if fix else ()
 
 
 def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
@@ -75,18 +85,15 @@ def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
     learn_hints(record.get("hints", {}))
     replayed_mistakes.learn(record.get("mistakes", {}))
     results = []
-    wrong: list[bool] = []  # per result: failed on wrong values, as the grader tells it
     for check in record.get("checks", []):
         if wanted is not None and check["function"] not in wanted:
             continue
         points = float(check.get("points", 0))
-        wrong.append(False)
         try:
             _replay_check(check, arrays, submission)
         except AssertionError as failure:  # StudentCodeError and Mismatch: the feedback
-            wrong[-1] = isinstance(failure, WrongValues)
-            feedback = str(failure).split("\nassert ")[0].strip()
-            results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
+            failed = CheckResult(check["function"], check["prop"], 0.0, points, False, "")
+            results.append(failed.failing_with(failure_of(failure)))
         except recorded.RecordError as error:
             feedback = text("student.data_missing", assignment=record.get("assignment"), detail=error)
             results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
@@ -96,7 +103,7 @@ def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
             results.append(CheckResult(check["function"], check["prop"], 0.0, points, False, feedback))
         else:
             results.append(CheckResult(check["function"], check["prop"], points, points, True, ""))
-    return _mark_not_checked(results, wrong)
+    return mark_not_checked(results)
 
 
 def _replay_check(check: dict, arrays: list[np.ndarray], submission: Submission) -> None:
@@ -143,7 +150,7 @@ def _request(step: dict, arrays: list[np.ndarray], submission: Submission, answe
         if outcome.get("jitted") and not jitted:
             type_name = submission.describe(function).get("type_name")
             feedback = messages.text("check.not_jitted", function=function, type_name=type_name)
-            raise Mismatch(" ".join(filter(None, [feedback, _fix(step)])))
+            raise Mismatch(Failure(feedback, advice=_advice(step)))
         return jitted
     if op == "call":
         return _call(step, arrays, submission, answers)
@@ -251,7 +258,7 @@ def _advised(step: dict):
     try:
         yield
     except AssertionError as failure:
-        raise Mismatch(" ".join(filter(None, [str(failure).strip(), _fix(step)]))) from None
+        raise with_advice(failure, *_advice(step)) from None
 
 
 def _trace(step: dict, arrays: list[np.ndarray], submission: Submission) -> ProgramFacts:
@@ -282,13 +289,11 @@ def _count_traces(step: dict, arrays: list[np.ndarray], submission: Submission) 
         first_leaf += len(_leaves(expected))
     if report.traces != outcome["traces"]:
         sequence = _call_sequence(function, calls)
-        feedback = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
-                                 expected=outcome["traces"])
-        if fix := _fix(step):
-            feedback += " " + fix
+        detail = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
+                               expected=outcome["traces"])
         if report.traces > outcome["traces"] and (explained := explain(report.explanations)):
-            feedback += "\n" + explained
-        raise Mismatch(feedback)
+            detail += "\n" + explained
+        raise Mismatch(Failure(detail, advice=_advice(step)))
     return report
 
 
@@ -306,7 +311,7 @@ def _expect_error(submission: Submission, function: str, args: tuple, kwargs: di
         error = None
     feedback = expected_error_feedback(error, call=call, error_type=expected["type"], mentions=expected.get("mentions"))
     if feedback is not None:
-        raise Mismatch(f"{feedback}\n{fix}" if fix else feedback)
+        raise Mismatch(Failure(feedback, advice=(fix,) if fix else ()))
 
 
 def _expect_construct(facts: ProgramFacts, step: dict) -> None:
@@ -314,7 +319,7 @@ def _expect_construct(facts: ProgramFacts, step: dict) -> None:
     if not wanted & facts.primitives:
         missing = text("student.construct_missing", call=step["function"], construct=step["construct"],
                        primitives=text("check.primitives_separator").join(sorted(wanted)))
-        raise Mismatch(" ".join(filter(None, [missing, _fix(step)])))
+        raise Mismatch(Failure(missing, advice=_advice(step)))
 
 
 def assert_matches(actual: Any, expected: Any, *, call: str, rules: dict | None = None, first_leaf: int = 0,
@@ -368,9 +373,10 @@ def _hinted(step: dict, arrays: list[np.ndarray] | None = None, actual: Any = No
             hints = [hint for hint in hints if not hint.get("wrapped")] + [{"key": mistake, "wrapped": True}]
         if not hints and not step.get("values_gate"):
             raise
-        said = [messages.text("call.hint", hint=messages.text(hint["key"])) if hint.get("wrapped")
-                else messages.text(hint["key"]) for hint in hints]
-        raise (WrongValues if step.get("values_gate") else Mismatch)("\n".join([str(failure), *said])) from None
+        advice = [messages.text(hint["key"]) for hint in hints if not hint.get("wrapped")]
+        said = failure_of(failure).advised(*advice).hinted(*(messages.text(hint["key"]) for hint in hints
+                                                             if hint.get("wrapped")))
+        raise rebuilt(failure, said.as_wrong_values() if step.get("values_gate") else said) from None
 
 
 def _not_finite(actual: Any) -> bool:
@@ -391,36 +397,13 @@ def _other_dtype(actual: Any, expected: Any) -> bool:
 
 def _with_error_advice(failure: StudentCodeError, step: dict) -> StudentCodeError:
     """`failure` with the exercise's advice the grader adds to an exception the student's code raised at
-    `step` (the step's "error_advice"), each before or after the error's own hint as there."""
+    `step` (the step's "error_advice"): said before the error's own hint, or as a hint, as there."""
     error, advice = failure.error, step.get("error_advice") or ()
     if not advice or error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
         return failure
-    lines = str(failure).splitlines()
-    hint = messages.text("call.hint", hint="")
-    at = next((i for i, line in enumerate(lines) if i and line.startswith(hint)), len(lines))
-
-    def said(entry: dict) -> str:
-        sentence = messages.text(entry["key"])
-        return messages.text("call.hint", hint=sentence) if entry.get("wrapped") else sentence
-
-    before = [said(entry) for entry in advice if entry.get("before")]
-    after = [said(entry) for entry in advice if not entry.get("before")]
-    return StudentCodeError("\n".join([*lines[:at], *before, *lines[at:], *after]), failure.error_type, error)
-
-
-def _mark_not_checked(results: list[CheckResult], wrong: list[bool]) -> list[CheckResult]:
-    """As the grader (check/gated_checks.py): after a function's first check that failed on wrong values,
-    each later one that failed on wrong values never reached its property, and is said to be not checked."""
-    gates: dict[str, str] = {}
-    marked = []
-    for result, on_values in zip(results, wrong, strict=True):
-        gate = gates.setdefault(result.function, result.prop) if on_values else gates.get(result.function)
-        if on_values and gate is not None and gate != result.prop:  # gate is set whenever on_values
-            result = dataclasses.replace(result, not_checked=True,
-                                         feedback=messages.text("check.not_checked",
-                                                                values_check=messages.check_name(gate)))
-        marked.append(result)
-    return marked
+    plain = [messages.text(entry["key"]) for entry in advice if not entry.get("wrapped")]
+    wrapped = [messages.text(entry["key"]) for entry in advice if entry.get("wrapped")]
+    return failure.with_failure(failure.failure.advised(*plain).hinted(*wrapped))
 
 
 def _fix(step: dict) -> str:
@@ -455,12 +438,9 @@ def described(function: str, args: tuple, kwargs: dict, options: dict) -> str:
     if mode == "plain":
         return call
     if mode == "grad_sum":  # as the suites' describe_grad_call names it
-        names = ["x"] if len(args) == 1 else [chr(ord("a") + i) for i in range(len(args))]
-        keywords = describe_call("f", (), kwargs)[2:-1]
         argnums = options.get("argnums", 0)
-        grad_options = "" if argnums == 0 else f", argnums={tuple(argnums) if isinstance(argnums, list) else argnums}"
-        body = f"{function}({', '.join([*names, keywords] if keywords else names)})"
-        return f"jax.grad(lambda {', '.join(names)}: {body}.sum(){grad_options})({describe_call('f', args, {})[2:-1]})"
+        return describe_grad_call(function, args, kwargs, argnums=tuple(argnums) if isinstance(argnums, list)
+                                  else argnums)
     return f"{mode}({call})"  # as the suites' expect_output names it
 
 

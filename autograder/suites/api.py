@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from autograder.catalog.messages import has as has_text
 from autograder.catalog.messages import text
+from autograder.check.calls_shown import describe_call, describe_grad_call
 from autograder.check.compare import (
     assert_all_finite,
     assert_close,
@@ -31,16 +32,16 @@ from autograder.check.expectations import (
     assert_uses_primitive,
     expected_error_feedback,
 )
+from autograder.check.failure import CheckFailed, Failure, fail, failure_of, with_advice, with_hint
 from autograder.check.jax_error_hints import hint_key
 from autograder.check.known_mistakes import Mistake, named_mistake
 from autograder.check.pytest_plugin import graded, sizes_for
-from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, TraceReport, describe_call
+from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, TraceReport
 from autograder.check.typed_key import TypedKey
-from autograder.check.wrong_values import note as note_wrong_values
 from autograder.protocol.errors import ErrorKind
 from autograder.suites.expect import (
-    advice_before_hints,
-    describe_grad_call,
+    advice_when_raised,
+    comparing_values,
     expect_gradient,
     expect_jittable,
     expect_jitted,
@@ -63,11 +64,16 @@ __all__ = [
     "expect_jitted",
     "expect_raises",
     "expected_error_feedback",
-    "advice_before_hints",
+    # a failure as a value: raised, given advice or a hint, marked as wrong values
+    "fail",
+    "failure_of",
+    "with_advice",
+    "with_hint",
+    "comparing_values",
+    "advice_when_raised",
     # known mistakes, named from the values they give
     "Mistake",
     "named_mistake",
-    "note_wrong_values",
     # comparisons
     "assert_close",
     "assert_equal",
@@ -92,6 +98,8 @@ __all__ = [
     # types
     "Submission",
     "StudentCodeError",
+    "CheckFailed",
+    "Failure",
     "TypedKey",
     "ProgramFacts",
     "TraceReport",

@@ -6,43 +6,66 @@ for `docs/writing-a-suite.md`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import contextlib
+from typing import Any, Callable, Iterator, Sequence
 
 from autograder.catalog import messages
-from autograder.check import compare, wrong_values
+from autograder.check import compare
+from autograder.check.calls_shown import describe_call, describe_grad_call, student_function
 from autograder.check.compare import assert_close, assert_equal
 from autograder.check.expectations import assert_no_host_callbacks, assert_trace_count, expected_error_feedback
 from autograder.check.exported_program import ProgramFacts
+from autograder.check.failure import fail, failure_of, rebuilt, with_advice, with_hint
 from autograder.check.known_mistakes import Mistake, named_mistake
 from autograder.check.placement_checks import assert_spread
-from autograder.check.submission import StudentCodeError, Submission, describe_call
+from autograder.check.submission import StudentCodeError, Submission
 from autograder.protocol.errors import ErrorKind
 
 
-def _with_hint(error: AssertionError, hint: str | None) -> AssertionError:
-    """`error`'s feedback followed by "Hint: <hint>", or `error` itself without a hint."""
-    if hint is None:
-        return error
-    return AssertionError(f"{error}\n{messages.text('call.hint', hint=hint)}")
+@contextlib.contextmanager
+def comparing_values(*, hint: str | None = None) -> Iterator[None]:
+    """Inside the block, a failed comparison is the function's wrong values, with `hint` added.
 
-
-def advice_before_hints(feedback: str, advice: str) -> str:
-    """`feedback` with the exercise's `advice` placed before its first generic hint ("Hint: ...").
-
-    The exercise's advice names the specific fix; a JAX error's hint is the
-    general idea behind it. Read in that order, the specific one comes first.
+    For a check that compares the function's values itself (`assert_close`)
+    before it looks at its property: when the values are wrong there, the
+    function's later property checks that fail on the same comparison are
+    reported as not checked, as after `expect_output`.
 
     Args:
-        feedback: a failed check's feedback (what happened, then hints).
-        advice: the exercise's sentence for this failure.
+        hint: a catalog sentence naming the idea behind the usual mistake,
+            said as "Hint: ..." after the failure; None: no hint.
 
-    Returns:
-        The feedback with the advice on its own line, before the first hint.
+    Raises:
+        AssertionError: the failure raised inside, marked as wrong values.
     """
-    lines = feedback.splitlines()
-    hint = messages.text("call.hint", hint="")
-    at = next((i for i, line in enumerate(lines) if i and line.startswith(hint)), len(lines))
-    return "\n".join([*lines[:at], advice, *lines[at:]])
+    try:
+        yield
+    except StudentCodeError:
+        raise  # the student's code failed to answer: no values were compared
+    except AssertionError as error:
+        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(hint)) from None
+
+
+@contextlib.contextmanager
+def advice_when_raised(*advice: str) -> Iterator[None]:
+    """Inside the block, the exercise's `advice` is added when the student's code raises an exception.
+
+    Not to a missing or unimplemented function, or a timeout: their own
+    feedback already says what to do. The advice is said after what happened
+    and before the JAX error's general hint.
+
+    Args:
+        *advice: the exercise's sentences for the exception.
+
+    Raises:
+        StudentCodeError: the one raised inside, with the advice.
+    """
+    try:
+        yield
+    except StudentCodeError as error:
+        if error.error_type is None or error.not_implemented:
+            raise
+        raise with_advice(error, *advice) from None
 
 
 def expect_output(
@@ -100,10 +123,10 @@ def expect_output(
     try:
         _assert_values(actual, expected, call=call, exact=exact, check_dtype=check_dtype, rtol=rtol, atol=atol)
     except AssertionError as error:
-        wrong_values.note(str(error))
         named = named_mistake(actual, expected, args, kwargs, mistakes)
         said = hint(actual) if callable(hint) else hint
-        raise _with_hint(error, messages.text(named.key) if named else said) from None
+        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(messages.text(named.key) if named else said)) \
+            from None
     return actual
 
 
@@ -168,7 +191,7 @@ def expect_jittable(
             or `jit(name(...))` returned wrong values (as in `expect_output`).
     """
     facts = submission.trace(function, args, kwargs, static_argnums=static_argnums, static_argnames=static_argnames)
-    assert_no_host_callbacks(facts, function=function)
+    assert_no_host_callbacks(facts, function=student_function(function))
     expect_output(submission, function, args, expected, kwargs=kwargs, mode="jit", static_argnums=static_argnums,
                   static_argnames=static_argnames, exact=exact, rtol=rtol, atol=atol, hint=hint, mistakes=mistakes)
     return facts
@@ -223,41 +246,14 @@ def expect_placement(
     """
     kwargs = dict(kwargs or {})
     facts, actual, placements = submission.placed_run(function, args, kwargs, rows_sharded=rows_sharded)
-    assert_no_host_callbacks(facts, function=function)
+    assert_no_host_callbacks(facts, function=student_function(function))
     call = _described_call(function, args, kwargs, "jit")
     try:
         _assert_values(actual, expected, call=call, exact=False, check_dtype=False, rtol=rtol, atol=atol)
     except AssertionError as error:
-        wrong_values.note(str(error))
-        raise _with_hint(error, hint) from None
+        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(hint)) from None
     assert_spread(placements, spread, devices=submission.devices, call=call, why=why)
     return facts
-
-
-def describe_grad_call(function: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, *,
-                       argnums: int | Sequence[int] = 0, arg_names: Sequence[str] | None = None) -> str:
-    """How feedback names a gradient check, as the student would write it.
-
-    Args:
-        function: the student's function, by name.
-        args: its positional arguments (described by shape and dtype).
-        kwargs: its keyword arguments, written into the lambda.
-        argnums: what `jax.grad` differentiates with respect to.
-        arg_names: the lambda's parameter names; by default `x` for one
-            argument, else `a, b, c, ...`.
-
-    Returns:
-        E.g. `jax.grad(lambda x: safe_log(x).sum())(f32[17])` or
-        `jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1))(f32[2, 8], f32[2, 8])`.
-    """
-    kwargs = dict(kwargs or {})
-    names = list(arg_names or (["x"] if len(args) == 1 else [chr(ord("a") + i) for i in range(len(args))]))
-    # describe_call writes `name(<arguments>)`: the arguments part names the values and the keywords.
-    keywords = describe_call("f", (), kwargs)[2:-1]
-    body = f"{function}({', '.join([*names, keywords] if keywords else names)})"
-    grad_options = "" if argnums == 0 else f", argnums={tuple(argnums) if not isinstance(argnums, int) else argnums}"
-    values = describe_call("f", args, {})[2:-1]
-    return f"jax.grad(lambda {', '.join(names)}: {body}.sum(){grad_options})({values})"
 
 
 def expect_gradient(
@@ -313,7 +309,7 @@ def expect_gradient(
         compare.assert_all_finite(gradient, call=call)
         assert_close(gradient, expected, call=call, rtol=rtol, atol=atol)
     except AssertionError as error:
-        raise _with_hint(error, hint(gradient) if callable(hint) else hint) from None
+        raise with_hint(error, hint(gradient) if callable(hint) else hint) from None
     return gradient
 
 
@@ -384,7 +380,7 @@ def _assert_each_output(function: str, calls: Sequence[tuple[Sequence[Any], dict
             _assert_values(actual, expected, call=describe_call(function, args, kwargs), exact=exact,
                            check_dtype=check_dtype, rtol=rtol, atol=atol)
         except AssertionError as error:
-            raise _with_hint(error, hint) from None
+            raise with_hint(error, hint) from None
 
 
 def expect_jitted(submission: Submission, function: str, *, fix: str = "") -> None:
@@ -401,8 +397,8 @@ def expect_jitted(submission: Submission, function: str, *, fix: str = "") -> No
     """
     if not submission.is_jitted(function):
         type_name = submission.describe(function).get("type_name")
-        feedback = messages.text("check.not_jitted", function=function, type_name=type_name)
-        raise AssertionError(f"{feedback} {fix}" if fix else feedback)
+        feedback = messages.text("check.not_jitted", function=student_function(function), type_name=type_name)
+        raise fail(feedback, advice=fix)
 
 
 def expect_raises(
@@ -448,4 +444,4 @@ def expect_raises(
     else:
         feedback = expected_error_feedback(None, call=call, error_type=error_type)
     if feedback is not None:
-        raise AssertionError(f"{feedback}\n{fix}" if fix else feedback)
+        raise fail(feedback, advice=fix)

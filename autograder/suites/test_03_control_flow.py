@@ -15,6 +15,7 @@ from autograder.suites.api import (
     graded,
     hint_key,
     text,
+    with_advice,
 )
 
 F32 = np.float32
@@ -48,7 +49,7 @@ def _fix_on_error(key):
     try:
         yield
     except StudentCodeError as error:
-        raise StudentCodeError(f"{error}\n{text(key)}", error.error_type, error.error) from None
+        raise with_advice(error, text(key)) from None
 
 
 # --- square ----------------------------------------------------------------------

@@ -12,13 +12,13 @@ from autograder.suites.api import (
     ErrorKind,
     Mistake,
     StudentCodeError,
-    advice_before_hints,
     expect_jitted,
     expect_output,
     expect_raises,
     expect_trace_count,
     graded,
     text,
+    with_advice,
 )
 
 F32 = np.float32
@@ -44,9 +44,9 @@ def _advice(key):
         error = failure.error
         if error is None or error.kind is not ErrorKind.RAISED or error.is_not_implemented:
             raise
-        raise AssertionError(advice_before_hints(str(failure), text(key))) from None
+        raise with_advice(failure, text(key)) from None
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\n{text(key)}") from None
+        raise with_advice(failure, text(key)) from None
 
 
 # --- power ----------------------------------------------------------------------

@@ -20,19 +20,24 @@ import numpy as np
 import pytest
 
 from autograder.suites.api import (
+    CheckFailed,
     ErrorKind,
+    Failure,
     StudentCodeError,
     assert_close,
     assert_no_host_callbacks,
     assert_same_shapes,
     assert_same_structure,
     assert_trace_count,
+    comparing_values,
     describe_call,
     describe_structure,
+    fail,
+    failure_of,
     graded,
-    note_wrong_values,
     sizes_for,
     text,
+    with_hint,
 )
 
 F32 = np.float32
@@ -131,22 +136,15 @@ def _least_squares(x, y):
 
 def _close(actual, expected, *, call, scale, hint_key, rtol=1e-5):
     """assert_close with rtol and an absolute error of REL times the terms' magnitude, plus a hint."""
-    try:
+    # A property check failing here was not checked: its values are wrong.
+    with comparing_values(hint=text(hint_key)):
         assert_close(actual, np.asarray(expected, dtype=np.float64), call=call, rtol=rtol, atol=REL * scale + 1e-6)
-    except AssertionError as error:
-        feedback = f"{error}\n{_hint(hint_key)}"
-        note_wrong_values(feedback)  # a property check failing here was not checked: its values are wrong
-        raise AssertionError(feedback) from None
-
-
-def _hint(key: str, **fields) -> str:
-    return text("call.hint", hint=text(key, **fields))
 
 
 def _structure_error(actual, expected, call, hint_key) -> AssertionError:
     feedback = text("check.wrong_structure", call=call, actual=describe_structure(actual),
-                             expected=describe_structure(expected))
-    return AssertionError(f"{feedback}\n{_hint(hint_key)}")
+                    expected=describe_structure(expected))
+    return fail(feedback, hint=text(hint_key))
 
 
 def _is_dict_with(value, keys) -> bool:
@@ -277,7 +275,7 @@ def test_grad_with_aux_finite_differences(submission, rng, n):
         try:
             assert_close(grads[key], np.float64(difference), call=fd_call, rtol=1e-3, atol=1e-3)
         except AssertionError as error:
-            raise AssertionError(f"{error}\n{_hint('05_grad_aux.grad_with_aux.finite_differences')}") from None
+            raise with_hint(error, text('05_grad_aux.grad_with_aux.finite_differences')) from None
 
 
 def _expect_aux(out, params, x, y, call):
@@ -390,8 +388,13 @@ def _train_step_problem(submission, fit_args) -> str | None:
     try:
         _train_step_output(submission.call("train_step", *args), describe_call("train_step", args, {}))
     except AssertionError as failure:  # a StudentCodeError too: train_step a stub, or raising
-        return None if _absent(failure) else str(failure).splitlines()[0].rstrip(".")
+        return None if _absent(failure) else _first_sentence(failure)
     return None
+
+
+def _first_sentence(failure: AssertionError) -> str:
+    """The first line of what happened, without its closing period, to quote inside another sentence."""
+    return failure_of(failure).detail.splitlines()[0].rstrip(".")
 
 
 def _absent(failure: AssertionError) -> bool:
@@ -409,7 +412,7 @@ def _loss_problem(submission, params, x, y) -> str | None:
     try:
         _expect_loss_with_aux(submission.call("loss_with_aux", params, x, y), params, x, y, call)
     except AssertionError as failure:
-        return None if _absent(failure) else str(failure).splitlines()[0].rstrip(".")
+        return None if _absent(failure) else _first_sentence(failure)
     return None
 
 
@@ -425,9 +428,10 @@ def _traced_to(function, other, problem):
         found = problem()
         if found is None:
             raise
-        first = str(failure).splitlines()[0]
-        raise AssertionError(f"{first}\n" + text("check.caused_by", function=function, other=other,
-                                                 problem=found)) from None
+        # What happened to `function`, with the pointer to `other` instead of its own advice and hints.
+        happened = failure_of(failure)
+        caused_by = text("check.caused_by", function=function, other=other, problem=found)
+        raise CheckFailed(Failure(happened.detail, call=happened.call, advice=(caused_by,))) from None
 
 
 def _traced_to_train_step(submission, fit_args):
@@ -439,7 +443,7 @@ def _fit_output(out, num_steps, call):
     try:
         assert_same_structure(out, expected, call=call)
     except AssertionError as error:
-        raise AssertionError(f"{error}\n{_hint('05_grad_aux.fit.values')}") from None
+        raise with_hint(error, text('05_grad_aux.fit.values')) from None
     return out
 
 
@@ -497,7 +501,7 @@ def test_fit_converges(submission, rng, n):
     if not all(abs(got[k] - target[k]) <= CONVERGE_TOL for k in PARAM_KEYS):  # NaN fails too
         feedback = text("05_grad_aux.fit.not_converged", call=call, w=got["w"], b=got["b"],
                                  w_ls=target["w"], b_ls=target["b"], tol=CONVERGE_TOL)
-        raise AssertionError(f"{feedback}\n{_hint('05_grad_aux.fit.values')}")
+        raise fail(feedback, hint=text('05_grad_aux.fit.values'))
 
 
 @graded("fit", "train_step traced once in total")

@@ -26,7 +26,6 @@ import numpy as np
 from autograder.suites.api import (
     StudentCodeError,
     TypedKey,
-    advice_before_hints,
     assert_close,
     assert_equal,
     assert_same_shapes,
@@ -35,6 +34,7 @@ from autograder.suites.api import (
     has_text,
     sizes_for,
     text,
+    with_advice,
 )
 
 F32 = np.float32
@@ -78,7 +78,7 @@ def _call(submission, function, args, **options):
     except StudentCodeError as failure:
         key = f"06_prng.{function}.key_reuse"
         if failure.error_type == "KeyReuseError" and has_text(key):
-            raise StudentCodeError(f"{failure}\n{text(key)}", failure.error_type) from None
+            raise with_advice(failure, text(key)) from None
         raise
 
 
@@ -93,9 +93,9 @@ def _advice(key, **fields):
     except StudentCodeError as failure:
         if failure.error_type is None or failure.not_implemented:
             raise
-        raise StudentCodeError(advice_before_hints(str(failure), text(key, **fields)), failure.error_type) from None
+        raise with_advice(failure, text(key, **fields)) from None
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\n{text(key, **fields)}") from None
+        raise with_advice(failure, text(key, **fields)) from None
 
 
 def _expect_recipe(submission, function, args, recipe, *, exact=False):

@@ -16,7 +16,6 @@ student's per_example_grads. `_PER_EXAMPLE_GRADIENTS` below are the same
 losses' gradients, derived by hand.
 """
 
-import contextlib
 import itertools
 
 import jax
@@ -24,16 +23,15 @@ import numpy as np
 
 from autograder.suites.api import (
     Mistake,
-    StudentCodeError,
-    advice_before_hints,
+    advice_when_raised,
     assert_close,
     assert_no_host_callbacks,
     assert_not_unrolled,
     assert_same_structure,
+    comparing_values,
     describe_call,
     expect_output,
     graded,
-    note_wrong_values,
     sizes_for,
     text,
 )
@@ -42,7 +40,9 @@ F32 = np.float32
 RTOL, ATOL = 1e-5, 1e-5
 DISTANCE_ATOL = 1e-3
 EQUAL_ROWS = 40  # rows of xs that also appear in ys, in pairwise_distances' equal-rows check
-HARNESS = "per_example_grads@with_loss"  # autograder/child/harnesses.py
+# The kit's harness that hands per_example_grads a loss of its own by name (autograder/child/harnesses.py);
+# feedback shows the call as the harness declares it: per_example_grads(squared_error_loss, ...).
+HARNESS = "per_example_grads@with_loss"
 # Batch sizes of the program-size checks: larger than every other dimension (at most 9), so
 # that no shape-derived constant of a correct program coincides with another one at one size
 # only (XLA keeps one copy of equal constants, and the operation count would differ by one).
@@ -57,28 +57,6 @@ def _sizes(seed, function):
 
 def _fix(function, what):
     return text(f"07_vmap_pytrees.{function}.{what}")
-
-
-@contextlib.contextmanager
-def _fix_on_error(function, what):
-    """Add the exercise's fix to the feedback when the student's code raises (not when it is missing)."""
-    try:
-        yield
-    except StudentCodeError as error:
-        if error.error_type is None or error.not_implemented:
-            raise
-        raise StudentCodeError(advice_before_hints(str(error), _fix(function, what)), error.error_type,
-                               error.error) from None
-
-
-@contextlib.contextmanager
-def _hint_on_mismatch(hint):
-    """Add `hint` (the exercise's fix) to a failed comparison's feedback."""
-    try:
-        yield
-    except AssertionError as error:
-        note_wrong_values(str(error))
-        raise AssertionError(f"{error}\n{text('call.hint', hint=hint)}") from None
 
 
 def _jitted_program(submission, function, args, expected, *, hint, static_argnums=(), atol=ATOL):
@@ -241,7 +219,7 @@ def test_batched_predict_batch_of_one(submission, rng, seed):
     if isinstance(actual, np.ndarray) and actual.shape != expected.shape:
         raise AssertionError(text("check.wrong_shape", call=call, actual=actual.shape,
                                            expected=expected.shape) + "\n" + _fix("batched_predict", "batch_of_one"))
-    with _hint_on_mismatch(_fix("batched_predict", "values")):
+    with comparing_values(hint=_fix("batched_predict", "values")):
         assert_close(actual, expected, call=call, rtol=RTOL, atol=ATOL, check_dtype=True)
 
 
@@ -348,35 +326,6 @@ def _loss_problem(rng, loss_name, seed, batch=None):
     return params, xs, ys
 
 
-class _LossName(str):
-    """A loss name that feedback shows as the function the harness passes on."""
-
-    def __repr__(self):
-        return f"{str(self)}_loss"
-
-
-def _per_example_call(loss_name, params, xs, ys):
-    """How feedback names the call: with the loss function the harness passes on."""
-    return describe_call("per_example_grads", (_LossName(loss_name), params, xs, ys), {})
-
-
-@contextlib.contextmanager
-def _through_harness(submission, args):
-    """Feedback about per_example_grads, for a call made through the kit's harness."""
-    submission.require("per_example_grads")
-    try:
-        yield
-    except StudentCodeError as error:
-        if error.not_implemented:
-            raise StudentCodeError(text("call.not_implemented", function="per_example_grads"),
-                                   error.error_type, error.error) from None
-        feedback = str(error).replace(describe_call(HARNESS, args, {}), _per_example_call(*args))
-        raise StudentCodeError(f"{feedback}\n{_fix('per_example_grads', 'values')}", error.error_type,
-                               error.error) from None
-    except AssertionError as error:
-        raise AssertionError(str(error).replace(describe_call(HARNESS, args, {}), _per_example_call(*args))) from None
-
-
 def _check_one_gradient_per_example(actual, params, batch, call):
     """A result shaped like params itself (no batch axis) is the gradient of one loss over the batch."""
     try:
@@ -392,8 +341,8 @@ def _expect_per_example_grads(submission, loss_name, params, xs, ys, *, mode="pl
     """The harness's result (plain or jitted with the loss static) equals the per-example gradients."""
     args = (loss_name, params, xs, ys)
     expected = _as_float32(_PER_EXAMPLE_GRADIENTS[loss_name](params, xs, ys))
-    call = _per_example_call(*args)
-    with _through_harness(submission, args):
+    call = describe_call(HARNESS, args, {})
+    with advice_when_raised(_fix("per_example_grads", "values")):
         facts = None
         if mode == "jit":
             facts = submission.trace(HARNESS, args, static_argnums=(0,))
@@ -401,7 +350,7 @@ def _expect_per_example_grads(submission, loss_name, params, xs, ys, *, mode="pl
             call = f"jit({call})"
         actual = submission.call_with(HARNESS, args, mode=mode, static_argnums=(0,) if mode == "jit" else ())
     _check_one_gradient_per_example(actual, params, len(xs), call)
-    with _hint_on_mismatch(hint or _fix("per_example_grads", "values")):
+    with comparing_values(hint=hint or _fix("per_example_grads", "values")):
         assert_close(actual, expected, call=call, rtol=RTOL, atol=ATOL, check_dtype=True)
     return facts
 
@@ -470,7 +419,7 @@ def _update_args(rng, template):
 
 def _expect_updated_leaves(actual, expected, call):
     """The leaves of `actual`, in jax.tree.leaves order, equal those of `expected`: values and dtypes only."""
-    with _hint_on_mismatch(_fix("sgd_update", "values")):
+    with comparing_values(hint=_fix("sgd_update", "values")):
         assert_close(jax.tree.leaves(actual), jax.tree.leaves(expected), call=f"{call} (leaves in order)",
                      rtol=RTOL, atol=ATOL, check_dtype=True)
 
@@ -480,7 +429,7 @@ def test_sgd_update_correct(submission, rng, seed):
     """Leaf values in order; the exact containers are the structure check's business."""
     for template in _pytree_templates(seed)[:2]:
         args = _update_args(rng, template)
-        with _fix_on_error("sgd_update", "values"):
+        with advice_when_raised(_fix("sgd_update", "values")):
             actual = submission.call("sgd_update", *args)
         _expect_updated_leaves(actual, _sgd(*args), describe_call("sgd_update", args, {}))
 
@@ -489,7 +438,7 @@ def test_sgd_update_correct(submission, rng, seed):
 def test_sgd_update_structure(submission, rng, seed):
     for template in _pytree_templates(seed)[1:]:
         args = _update_args(rng, template)
-        with _fix_on_error("sgd_update", "values"):
+        with advice_when_raised(_fix("sgd_update", "values")):
             expect_output(submission, "sgd_update", args, _sgd(*args), check_dtype=True, rtol=RTOL, atol=ATOL,
                           hint=_fix("sgd_update", "structure"))
 
@@ -499,7 +448,7 @@ def test_sgd_update_jittable(submission, rng, seed):
     """Leaf values of the jitted program; the exact containers are the structure check's business."""
     a, b, _ = (int(k) for k in _sizes(seed, "sgd_update").integers(2, 7, 3))
     args = _update_args(rng, {"w": (a, b), "b": (b,)})
-    with _fix_on_error("sgd_update", "traced_rate"):
+    with advice_when_raised(_fix("sgd_update", "traced_rate")):
         facts = submission.trace("sgd_update", args)
         assert_no_host_callbacks(facts, function="sgd_update")
         actual = submission.call_with("sgd_update", args, mode="jit")

@@ -21,6 +21,7 @@ import contextlib
 import numpy as np
 
 from autograder.suites.api import (
+    CheckFailed,
     Mistake,
     StudentCodeError,
     assert_close,
@@ -30,13 +31,15 @@ from autograder.suites.api import (
     assert_same_structure,
     assert_trace_count,
     assert_uses_primitive,
+    comparing_values,
     describe_call,
     expect_output,
+    failure_of,
     graded,
     hint_key,
-    note_wrong_values,
     sizes_for,
     text,
+    with_advice,
 )
 
 F32 = np.float32
@@ -65,29 +68,19 @@ def _carry_detail(error):
     if "carry input and carry output" not in message:
         return ""
     details = [line.strip() for line in message.splitlines() if line.strip().startswith("The input carry")]
-    return f"\n{details[0]}" if details else ""
+    return details[0] if details else ""
 
 
 @contextlib.contextmanager
 def _fix_on_error(function, what):
-    """Add the exercise's fix to the feedback when the student's code raises (not when it is missing)."""
+    """Add the exercise's fix (and JAX's line on a changed carry) when the student's code raises (not when
+    it is missing)."""
     try:
         yield
     except StudentCodeError as error:
         if error.error_type is None or error.not_implemented:
             raise
-        raise StudentCodeError(f"{error}{_carry_detail(error)}\n{_fix(function, what)}", error.error_type,
-                               error.error) from None
-
-
-@contextlib.contextmanager
-def _hint_on_mismatch(hint):
-    """Add `hint` (the exercise's fix) to a failed comparison's feedback."""
-    try:
-        yield
-    except AssertionError as error:
-        note_wrong_values(str(error))
-        raise AssertionError(f"{error}\n{text('call.hint', hint=hint)}") from None
+        raise with_advice(error, _carry_detail(error), _fix(function, what)) from None
 
 
 def _jitted_program(submission, function, args, expected, *, hint, static_argnums=()):
@@ -327,7 +320,7 @@ def test_rnn_forward_vmap(submission, rng, seed, sizes):
     call = f"jax.vmap(rnn_forward, in_axes=(None, 0, 0)){describe_call('', (params, xs_batch, h0_batch), {})}"
     with _fix_on_error("rnn_forward", "vmap_fix"):
         actual = submission.call_with("rnn_forward", (params, xs_batch, h0_batch), mode="vmap", in_axes=(None, 0, 0))
-    with _hint_on_mismatch(_fix("rnn_forward", "values")):
+    with comparing_values(hint=_fix("rnn_forward", "values")):
         assert_close(actual, expected, call=call, check_dtype=True)
 
 
@@ -374,21 +367,6 @@ def _expect_update(submission, args, **options):
                   hint=_fix("running_stats_update", "values"), mistakes=RUNNING_STATS_MISTAKES, **options)
 
 
-@contextlib.contextmanager
-def _through_harness(submission, harness, args, shown):
-    """Feedback about running_stats_update, for a call made through one of the kit's harnesses."""
-    submission.require("running_stats_update")
-    try:
-        yield
-    except StudentCodeError as error:
-        if error.not_implemented:
-            raise StudentCodeError(text("call.not_implemented", function="running_stats_update"),
-                                   error.error_type, error.error) from None
-        feedback = str(error).replace(describe_call(harness, args, {}), shown) + _carry_detail(error)
-        raise StudentCodeError(f"{feedback}\n{_fix('running_stats_update', 'values')}", error.error_type,
-                               error.error) from None
-
-
 def _changed_entry(before, after):
     """How the dict `after` differs from `before` ("stats['count'] was 3 before the call and 4 after it"), or ""."""
     def shown(stats, key):
@@ -414,10 +392,10 @@ def test_running_stats_update_pure(submission, rng):
     """The same dict passed twice: the right result, the dict unchanged after the first call, the same result again."""
     stats, x = _update_args(rng)
     call = describe_call("running_stats_update", (stats, x), {})
-    with _through_harness(submission, "running_stats_update@twice", (stats, x), call):
+    with _fix_on_error("running_stats_update", "values"):
         first, second, after = submission.call("running_stats_update@twice", stats, x)
     expected = _welford(stats, x)
-    with _hint_on_mismatch(_fix("running_stats_update", "values")):
+    with comparing_values(hint=_fix("running_stats_update", "values")):
         assert_close(first, expected, call=call, check_dtype=True)
     changed = _changed_entry(stats, after)
     if changed:
@@ -425,7 +403,8 @@ def test_running_stats_update_pure(submission, rng):
     try:
         assert_close(second, expected, call=_fix("running_stats_update", "called_again", call=call), check_dtype=True)
     except AssertionError as error:
-        raise AssertionError(f"{_fix('running_stats_update', 'not_repeatable', call=call)}\n{error}") from None
+        raise CheckFailed(failure_of(error).in_context(_fix("running_stats_update", "not_repeatable", call=call))) \
+            from None
 
 
 @graded("running_stats_update", "jittable")
@@ -439,12 +418,12 @@ def test_running_stats_update_jittable(submission, rng):
 def test_running_stats_update_scan(submission, rng):
     """Welford's algorithm over 100 values in float32 is accurate to about 1e-7 relative: rtol 1e-5, atol 1e-5."""
     xs = (rng.standard_normal(SCAN_LENGTH) * rng.uniform(0.5, 3) + rng.uniform(-5, 5)).astype(F32)
-    shown = _fix("running_stats_update", "scan_call", length=SCAN_LENGTH)
-    with _through_harness(submission, "running_stats_update@as_scan_body", (xs,), shown):
+    shown = describe_call("running_stats_update@as_scan_body", (xs,), {})
+    with _fix_on_error("running_stats_update", "values"):
         stats = submission.call("running_stats_update@as_scan_body", xs)
     values = xs.astype(np.float64)
     final = {q: _fix("running_stats_update", "final", call=shown, quantity=q) for q in ("count", "mean", "m2 / count")}
-    with _hint_on_mismatch(_fix("running_stats_update", "values")):
+    with comparing_values(hint=_fix("running_stats_update", "values")):
         assert_same_structure(stats, dict.fromkeys(STATS_KEYS, None), call=shown)
         assert_equal(stats["count"], np.asarray(SCAN_LENGTH, F32), call=final["count"], check_dtype=True)
         assert_close(stats["mean"], np.asarray(values.mean(), F32), call=final["mean"], check_dtype=True,

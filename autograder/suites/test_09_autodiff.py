@@ -23,12 +23,11 @@ inlined), so it is the student's process's report, counted only where the
 program's own gradient at 0 is finite: what the rule is for.
 """
 
-import contextlib
 
 import numpy as np
 
 from autograder.suites.api import (
-    StudentCodeError,
+    advice_when_raised,
     assert_all_finite,
     assert_close,
     assert_no_value_larger_than,
@@ -41,6 +40,7 @@ from autograder.suites.api import (
     graded,
     sizes_for,
     text,
+    with_hint,
 )
 
 F32 = np.float32
@@ -65,41 +65,11 @@ def _harness(function):
     return "hessian@returned_function" if function == "hessian" else f"{function}@{WITH_F}"
 
 
-def _shown(function, f_name):
-    """How feedback starts a call made through the harness: `hessian(rosenbrock)(`, `newton_minimize(quartic, `."""
-    return f"hessian({f_name})(" if function == "hessian" else f"{function}({f_name}, "
-
-
-def _as_written(feedback, function, f_name):
-    """`feedback` with every harness call, `hessian@returned_function('rosenbrock', f32[7])`, named as the
-    student would write it, `hessian(rosenbrock)(f32[7])`."""
-    harness = _harness(function)
-    return feedback.replace(f"{harness}({f_name!r}, ", _shown(function, f_name)).replace(harness, function)
-
-
-@contextlib.contextmanager
-def _through_harness(submission, function, f_name, error_fix=None):
-    """Feedback about `function` for a call made through the kit's harness: the call as the student wrote it,
-    and the exercise's fix when their code raised (`error_fix`, or the values hint)."""
-    submission.require(function)
-    try:
-        yield
-    except StudentCodeError as error:
-        if error.error_type == "NotImplementedError":
-            raise StudentCodeError(text("call.not_implemented", function=function), error.error_type,
-                                   error.error) from None
-        feedback = _as_written(str(error), function, f_name)
-        raise StudentCodeError(f"{feedback}\n{error_fix or _fix(function, 'values')}", error.error_type,
-                               error.error) from None
-    except AssertionError as error:
-        raise AssertionError(_as_written(str(error), function, f_name)) from None
-
-
 def _expect_with_f(submission, function, f_name, rest, expected, *, mode="plain", static_rest=(), error_fix=None):
     """The student's function given the harness's `f_name`, plain or jitted (f static); the program's facts."""
     harness, args = _harness(function), (f_name, *rest)
     hint = _fix(function, "values")
-    with _through_harness(submission, function, f_name, error_fix):
+    with advice_when_raised(error_fix or _fix(function, "values")):
         if mode == "plain":
             expect_output(submission, harness, args, expected, check_dtype=True, rtol=RTOL, atol=ATOL, hint=hint)
             return None
@@ -165,7 +135,7 @@ def test_hessian_symmetric(submission, rng, seed):
     computes the two halves differently)."""
     rest, expected = _hessian_problem(rng, seed, "log_sum_exp")
     args = ("log_sum_exp", *rest)
-    with _through_harness(submission, "hessian", "log_sum_exp", _returns_function_fix()):
+    with advice_when_raised(_returns_function_fix()):
         actual = expect_output(submission, "hessian@returned_function", args, expected, check_dtype=True, rtol=RTOL,
                                atol=ATOL, hint=_fix("hessian", "values"))
         assert_close(actual.T, actual, call=f"hessian(log_sum_exp){describe_call('', rest, {})}.T",
@@ -310,7 +280,7 @@ def test_newton_minimize_compiles_once(submission, rng):
     x0 = _start(rng)
     steps = [int(k) for k in rng.choice(np.arange(1, 8), 3, replace=False)]
     calls = [(("quartic", x0, np.int32(k)), {}) for k in steps]
-    with _through_harness(submission, "newton_minimize", "quartic", _fix("newton_minimize", "unrolled_fix")):
+    with advice_when_raised(_fix("newton_minimize", "unrolled_fix")):
         expect_trace_count(submission, f"newton_minimize@{WITH_F}", calls,
                            [_newton("quartic", x0, k) for k in steps], 1, static_argnums=(0,), rtol=RTOL, atol=ATOL,
                            call_sequence=_fix("newton_minimize", "calls", steps=", ".join(map(str, steps))),
@@ -352,7 +322,7 @@ def _expect_program_gradient(submission, x):
         assert_all_finite(gradient, call=call)
         assert_close(gradient, _norm_gradient(x), call=call, rtol=RTOL, atol=ATOL)
     except AssertionError as error:
-        raise AssertionError(f"{error}\n{text('call.hint', hint=_fix('safe_norm', 'gradient'))}") from None
+        raise with_hint(error, _fix('safe_norm', 'gradient')) from None
 
 
 @graded("safe_norm", "correct")
