@@ -174,3 +174,13 @@ def test_release_in_clone_b_with_the_kit_installed_from_clone_a_changes_b_and_no
     assert check_cell[0].metadata.nbgrader.points == 8  # 7 + 1, the new points in B's release
     assert _changed(a_before, _files(clone_a)) == []
     shutil.rmtree(clone_b)
+
+
+def test_a_course_laid_out_by_the_installed_kit_holds_its_ten_assignments_already_released(installed, tmp_path):
+    _run(installed, "init-course", "course", cwd=tmp_path)
+    course = tmp_path / "course"
+    for name in ("grading.toml", "nbgrader_config.py", "solutions/ko/06_prng/06_prng.ipynb",
+                 "assignments/10_parallel/10_parallel.ipynb", "assignments/release-manifest.json"):
+        assert (course / name).read_bytes() == (REPO / name).read_bytes(), name
+    released = _run(installed, "release", cwd=course)
+    assert released.stdout.count("is unchanged since its last release") == 10, released.stdout
