@@ -36,4 +36,6 @@ def version() -> str:
 
 def requirements() -> list[str]:
     """The kit's own dependencies as it declares them (`jax==0.10.2`, ...), without the optional extras."""
-    return [text for text in _distribution().requires or [] if "extra ==" not in text.replace("extra==", "extra ==")]
+    from packaging.requirements import Requirement
+
+    return [text for text in _distribution().requires or [] if "extra" not in str(Requirement(text).marker or "")]
