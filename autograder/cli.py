@@ -210,7 +210,7 @@ def _check(args, config) -> int:
     from autograder.check.pytest_plugin import one_shape_set
     from autograder.grade.pipeline import GradingOptions, grade_submission
     from autograder.reports.terminal_table import render
-    from autograder.sandbox import compilation_cache
+    from autograder.sandbox import compilation_cache, compile_speed
     from autograder.student import device_checks
 
     missing = None if os.path.lexists(args.path) else messages.text("load.file_missing", path=args.path)
@@ -228,6 +228,7 @@ def _check(args, config) -> int:
             print(f"autograder: {error}", file=sys.stderr)
             return 2
     else:
+        compile_speed.add_to_environment(os.environ)  # before JAX's backend starts, as the student package does
         compilation_cache.enable("check")
         with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
             options = GradingOptions(seed=seed, sandbox="inprocess", assignment=args.assignment,
