@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import REPO
 
 from autograder.catalog import messages
 from autograder.check.submission import Submission
@@ -81,7 +82,7 @@ def test_the_runner_answers_a_kit_fault_and_its_parent_raises_it(broken_walk):
 
 
 def test_the_graders_checks_say_internal_error_without_a_hint(broken_walk, config):
-    result = grade_submission(solution_notebook(ASSIGNMENT), config,
+    result = grade_submission(solution_notebook(ASSIGNMENT, REPO), config,
                               GradingOptions(seed=2026, sandbox="inprocess", functions={FUNCTION}))
     failed = [c for c in result.checks if not c.passed]
     assert failed and all(c.prop.startswith("jittable") for c in failed), [(c.prop, c.feedback) for c in failed]
@@ -100,7 +101,7 @@ def test_a_failure_in_the_childs_kit_code_is_the_kits(monkeypatch, config):
         raise KitFault(INJECTED)
 
     monkeypatch.setattr(older_jax_exports, "needs_key_data", failing)
-    namespace, report = load_namespace(read(solution_notebook(ASSIGNMENT)), 60)
+    namespace, report = load_namespace(read(solution_notebook(ASSIGNMENT, REPO)), 60)
     submission = Submission(InProcessTransport(namespace, report, 30, 240), report.notes)
     with pytest.raises(KitFault, match=INJECTED):
         submission.trace(FUNCTION, [np.zeros(3, np.float32), 1, np.float32(2)], {})
@@ -111,10 +112,10 @@ def test_the_student_package_says_what_to_report(broken_walk, monkeypatch, langu
     from autograder.student import jax_support, recording, replay
 
     monkeypatch.undo()  # record with the kit intact, as a release does
-    record, arrays = recording.record_assignment(ASSIGNMENT, config, solution_notebook(ASSIGNMENT), STUDENT_SEED,
+    record, arrays = recording.record_assignment(ASSIGNMENT, config, solution_notebook(ASSIGNMENT, REPO), STUDENT_SEED,
                                                  {FUNCTION})
     monkeypatch.setattr(module_walk, "_largest_result", lambda operation: (_ for _ in ()).throw(RuntimeError(INJECTED)))
-    namespace, report = load_namespace(read(solution_notebook(ASSIGNMENT)), 60)
+    namespace, report = load_namespace(read(solution_notebook(ASSIGNMENT, REPO)), 60)
     with messages.using(language):
         checks = replay.replay(record, arrays, Submission(InProcessTransport(namespace, report, 30, 240), report.notes),
                                {FUNCTION})

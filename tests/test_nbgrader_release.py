@@ -49,7 +49,7 @@ def _cell_differences(expected_path, actual_path) -> list[str]:
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_assignments_dir_is_what_nbgrader_generates_from_solutions(assignment, tmp_path):
-    completed = release.generate(assignment, release_dir=tmp_path)
+    completed = release.generate(assignment, REPO, release_dir=tmp_path)
     assert completed.returncode == 0, f"nbgrader generate_assignment failed:\n{completed.stdout}{completed.stderr}"
     generated, committed = tmp_path / assignment, REPO / "assignments" / assignment
     rerun = f"run `autograder release {assignment}` (or `make release`) and commit assignments/{assignment}/"

@@ -14,6 +14,7 @@ hints, and the same checks are not checked.
 from __future__ import annotations
 
 import pytest
+from conftest import REPO
 from corpus_cases import MistakeCase, mistakes
 
 from autograder.catalog import hint_ideas, messages
@@ -60,7 +61,7 @@ def _exercise_hints(feedbacks: list[str], assignment: str) -> set[str]:
 @pytest.mark.parametrize("language", ["en", "ko"])
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: f"{c.id} ({CASES[c.id]})")
 def test_replay_gives_the_graders_advice(case, language, config):
-    record, arrays = recording.record_assignment(case.assignment, config, solution_notebook(case.assignment),
+    record, arrays = recording.record_assignment(case.assignment, config, solution_notebook(case.assignment, REPO),
                                                  STUDENT_SEED, {case.function})
     namespace, report = load_namespace(read(case.file), 60)
     with messages.using(language):

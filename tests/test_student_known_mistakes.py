@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import REPO
 from corpus_cases import MistakeCase, mistakes
 
 from autograder.catalog import messages
@@ -61,7 +62,7 @@ def records(config):
     def record_of(case: MistakeCase) -> tuple[dict, list]:
         key = (case.assignment, case.function)
         if key not in made:
-            made[key] = recording.record_assignment(case.assignment, config, solution_notebook(case.assignment),
+            made[key] = recording.record_assignment(case.assignment, config, solution_notebook(case.assignment, REPO),
                                                     STUDENT_SEED, {case.function})
         return made[key]
 

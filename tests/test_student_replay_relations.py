@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from autograder.check.submission import Submission
 from autograder.integrations.release import STUDENT_SEED, solution_notebook
@@ -36,7 +37,7 @@ def generate_linear_samples(key, intercept, slope, noise_scale, n_samples):
 
 @pytest.fixture(scope="module")
 def recorded(config):
-    return recording.record_assignment("06_prng", config, solution_notebook("06_prng"), STUDENT_SEED, {FUNCTION})
+    return recording.record_assignment("06_prng", config, solution_notebook("06_prng", REPO), STUDENT_SEED, {FUNCTION})
 
 
 def _replayed(path: Path, recorded) -> dict[str, bool]:
