@@ -109,7 +109,7 @@ ENGLISH: dict[str, str] = {
     "cli.help_exercise": "only this function (repeatable)",
     "cli.help_assignment": "assignment name, if the file name does not say it",
     "cli.help_seed": "seed for the hidden inputs (default: grading.toml's policy)",
-    "cli.help_config": "grading.toml to use",
+    "cli.help_config": "the course's grading.toml: every command works on its folder, the course directory (default: the current directory's)",
     "cli.help_lang": "language of feedback: en or ko (default: $AUTOGRADER_LANG, else the notebook's own, else en)",
     "cli.help_hints": "how much a hint shows: idea, api (the API to read about) or recipe (worked code); default: grading.toml's [feedback]",
     # argparse's own words in a command's --help (its English ones, as Python 3.11 prints them).

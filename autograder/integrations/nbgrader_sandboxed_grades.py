@@ -65,7 +65,8 @@ class GradeCheckCellsInSandbox(NbGraderPreprocessor):
     enabled = Bool(True,
                    help="Grade check cells with the sandboxed grader instead of the student's kernel.").tag(config=True)
     sandbox = Enum(("os", "process"), "os", help="os: an OS sandbox per submission; process: weaker.").tag(config=True)
-    config_file = Unicode("", help="grading.toml to use (default: the kit's).").tag(config=True)
+    config_file = Unicode("", help="grading.toml to use (default: the course directory's, where nbgrader "
+                                                     "runs).").tag(config=True)
 
     def preprocess(self, nb, resources):
         if not self.enabled:

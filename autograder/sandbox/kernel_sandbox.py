@@ -58,7 +58,8 @@ class KernelSandboxUnavailable(RuntimeError):
 class ConfinedKernelManager(AsyncKernelManager):
     """A kernel manager whose ipykernel runs confined in the OS sandbox, over IPC sockets."""
 
-    config_file = Unicode("", help="grading.toml whose [sandbox] limits apply (default: the kit's).").tag(config=True)
+    config_file = Unicode("", help="grading.toml whose [sandbox] limits apply (default: the course directory's, where "
+                                            "nbgrader runs).").tag(config=True)
 
     _uid: int | None = None
     _runtime: Path | None = None
