@@ -38,16 +38,20 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(args.lang) or "en"
     if args.hints:
         os.environ[messages.HINT_LEVEL_VARIABLE] = args.hints  # through the environment, like --lang
-    if not args.needs_course:  # merge reads only the out dirs it is given; init-course makes a course; new-assignment
-        # and i18n sync take --root instead
-        return args.command(args, None)
-    try:  # the course: --config's folder, else the current directory (course.locate)
-        args.config = course.locate(args.config).grading_toml if args.config is None else args.config
-        config = grading_config.load(args.config)
+    config = None
+    try:
+        if args.needs_course:  # merge reads only the out dirs it is given; init-course makes a course;
+            # new-assignment and i18n sync take --root instead. The course: --config's folder, else the current one.
+            args.config = course.locate(args.config).grading_toml if args.config is None else args.config
+            config = grading_config.load(args.config)
+        return args.command(args, config)
     except (course.CourseNotFound, grading_config.GradingConfigError) as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
-    return args.command(args, config)
+    except OSError as error:  # a file missing, unreadable or unwritable below a command: one sentence naming it
+        where = f" ({error.filename})" if error.filename else ""
+        print(f"autograder: {error.strerror or error}{where}; nothing after this was done.", file=sys.stderr)
+        return 2
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -183,3 +183,8 @@ def test_check_of_an_assignment_whose_suite_is_missing_says_where_it_looked(empt
     line = _one_sentence(run_cli("check", f"solutions/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", cwd=empty_course))
     assert f"The checks of {ASSIGNMENT} are missing: looked for test_{ASSIGNMENT}.py in " in line
     assert str(empty_course.resolve() / "suites") in line
+
+
+def test_a_folder_that_cannot_be_made_is_one_sentence_naming_it(tmp_path):
+    line = _one_sentence(run_cli("init-course", "/proc/no-course-here", cwd=tmp_path))
+    assert "No such file or directory (/proc/no-course-here)" in line
