@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 from autograder.check import jax_api_versions
 from autograder.check.results import SubmissionResult
@@ -18,53 +17,7 @@ from autograder.student.strings import text
 jax_support.adapt()  # no-op where problem() already ran; the grader's tests import this module directly
 
 
-class Package:
-    """What the installed package knows: assignments, their functions and points, the time limits."""
-
-    def __init__(self, directory: Path = recorded.DATA):
-        self.directory = directory
-        self.index = recorded.read_index(directory)
-
-    @property
-    def assignments(self) -> list[str]:
-        return sorted(self.index["assignments"])
-
-    def functions_of(self, assignment: str) -> list[str]:
-        return list(self.index["assignments"].get(assignment, {}))
-
-    def functions(self) -> list[str]:
-        return [f for a in self.assignments for f in self.index["assignments"][a]]
-
-    def assignment_of(self, function: str) -> str | None:
-        for assignment in self.assignments:
-            if function in self.index["assignments"][assignment]:
-                return assignment
-        return None
-
-    def device_counts(self, assignment: str) -> tuple[int, ...]:
-        """The CPU device counts grading checks `assignment` with (grading.toml [devices]); () for one device."""
-        counts = self.index.get("devices", {}).get(assignment, ())
-        return tuple(n for n in counts if type(n) is int and n > 0)
-
-    @property
-    def hint_level(self) -> str | None:
-        """grading.toml's `check_hints` at release (None for a package released before hint levels)."""
-        return self.index.get("hints")
-
-    @property
-    def call_seconds(self) -> float:
-        return float(self.index["limits"]["call_seconds"])
-
-    @property
-    def submission_seconds(self) -> float:
-        return float(self.index["limits"]["submission_seconds"])
-
-    @property
-    def load_seconds(self) -> float:
-        return float(self.index["limits"]["load_seconds"])
-
-
-def check_namespace(package: Package, assignment: str, namespace: dict, load_report: LoadReport,
+def check_namespace(package: recorded.Package, assignment: str, namespace: dict, load_report: LoadReport,
                     functions: set[str] | None, name: str, path: str = "") -> SubmissionResult:
     """Replay `assignment`'s recorded checks of `functions` against the functions in `namespace`."""
     import jax
@@ -80,7 +33,7 @@ def check_namespace(package: Package, assignment: str, namespace: dict, load_rep
                             checks=checks, notes=notes)
 
 
-def _apis_grading_lacks(package: Package, said: list[str]) -> list[str]:
+def _apis_grading_lacks(package: recorded.Package, said: list[str]) -> list[str]:
     """A note per API the checks saw the student's code use (JAX's deprecation warnings) that grading's JAX
     lacks: on this JAX the checks pass, in grading they will not (check.jax_api_versions)."""
     grader = package.index.get("grader_jax")

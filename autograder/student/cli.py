@@ -50,25 +50,23 @@ def _check(args) -> int:
         return 2
 
 
-# As grading's sandbox children compile (sandbox/zygote_client.py CHILD_XLA_FLAGS): the same values, and a
-# first check on a machine, which compiles every program it runs, 10-25 % sooner. Set before JAX's backend starts.
-FAST_COMPILE_FLAG = "--xla_backend_optimization_level=0"
-
-
 def _checked(args) -> int:
-    if FAST_COMPILE_FLAG not in os.environ.get("XLA_FLAGS", ""):
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {FAST_COMPILE_FLAG}".strip()
+    from autograder.sandbox import compile_speed
+
+    # As grading's sandbox children compile: the same values, and a first check sooner. Before JAX's backend starts.
+    compile_speed.add_to_environment(os.environ)
     from autograder.student import jax_support
 
     language = _notebook_language(args.path)
     with messages.using(language):
-        problem = jax_support.problem()
+        # JAX itself is imported where the checks run: in this process, or only in those of the device counts.
+        problem = jax_support.version_problem()
         if problem is not None:
             print(problem.sentence(in_notebook=False), file=sys.stderr)
             return 2
     from autograder.load.submission_source import SubmissionError, read
     from autograder.student import recorded
-    from autograder.student.checking import Package, render_result
+    from autograder.student.recorded import Package
     from autograder.student.strings import text
 
     try:
@@ -95,6 +93,8 @@ def _checked(args) -> int:
         result = _result(args, package, source, assignment)
         if isinstance(result, int):
             return result
+        from autograder.student.checking import render_result
+
         print(render_result(result))
     return 0 if result.all_passed else 1
 
@@ -113,8 +113,15 @@ def _result(args, package, source, assignment: str):
         try:  # one fresh process per device count, as grading checks this assignment
             return device_checks.check_with_each_count(_child_arguments(args, assignment), counts)
         except device_checks.DeviceCheckFailed as error:
-            print(messages.text("student.kit_failed", error=error, versions=jax_support.versions()), file=sys.stderr)
+            problem = jax_support.problem()  # a JAX that fails to import fails there first: say that, not this
+            said = (problem.sentence(in_notebook=False) if problem is not None else
+                    messages.text("student.kit_failed", error=error, versions=jax_support.versions()))
+            print(said, file=sys.stderr)
             return 2
+    problem = jax_support.problem()
+    if problem is not None:
+        print(problem.sentence(in_notebook=False), file=sys.stderr)
+        return 2
     compilation_cache.enable("check")
     # The notebook's unchanged examples that nothing graded uses are not run, as grading does not.
     released = recorded.released_cells(assignment, [cell.source for cell in source.cells], package.directory)

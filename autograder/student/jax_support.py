@@ -102,6 +102,21 @@ def versions() -> str:
 
 def problem() -> JaxProblem | None:
     """Why this Python's JAX cannot run the checks, or None when it can (then `adapt` has been applied)."""
+    found = version_problem()
+    if found is not None:
+        return found
+    try:
+        import jax
+        import jax.export  # noqa: F401  (the jit checks export programs; before 0.6 it needs absl-py)
+    except Exception as error:  # a broken install: whatever it raises, the student reads it and the fix
+        first_line = (str(error).strip().splitlines() or [""])[0][:300]
+        return JaxProblem("student.jax_broken", {"error": f"{type(error).__name__}: {first_line}"})
+    adapt()
+    return None
+
+
+def version_problem() -> JaxProblem | None:
+    """What the installed versions alone say against running the checks (JAX not imported), or None."""
     jax_version = installed_version("jax", "jax")
     if jax_version is None:
         return JaxProblem("student.jax_missing", {})
@@ -116,13 +131,6 @@ def problem() -> JaxProblem | None:
     if found < ABSL_NEEDED_BEFORE and importlib.util.find_spec("absl") is None:
         return JaxProblem("student.absl_missing", {"found": jax_version},
                           ("%pip install absl-py", "pip install absl-py"))
-    try:
-        import jax
-        import jax.export  # noqa: F401  (the jit checks export programs; before 0.6 it needs absl-py)
-    except Exception as error:  # a broken install: whatever it raises, the student reads it and the fix
-        first_line = (str(error).strip().splitlines() or [""])[0][:300]
-        return JaxProblem("student.jax_broken", {"error": f"{type(error).__name__}: {first_line}"})
-    adapt()
     return None
 
 

@@ -57,7 +57,8 @@ def _check(function: str, namespace: dict) -> float | None:
     from autograder.reports import check_cell
     from autograder.sandbox import compilation_cache
     from autograder.student import device_checks, recorded
-    from autograder.student.checking import Package, check_namespace, render_result
+    from autograder.student.checking import check_namespace, render_result
+    from autograder.student.recorded import Package
 
     try:
         package = Package()

@@ -183,3 +183,49 @@ def _list(node: Any) -> list:
     if type(node) is not list:
         raise RecordError("malformed tuple")
     return node
+
+
+class Package:
+    """What the installed package knows: assignments, their functions and points, the time limits."""
+
+    def __init__(self, directory: Path = DATA):
+        self.directory = directory
+        self.index = read_index(directory)
+
+    @property
+    def assignments(self) -> list[str]:
+        return sorted(self.index["assignments"])
+
+    def functions_of(self, assignment: str) -> list[str]:
+        return list(self.index["assignments"].get(assignment, {}))
+
+    def functions(self) -> list[str]:
+        return [f for a in self.assignments for f in self.index["assignments"][a]]
+
+    def assignment_of(self, function: str) -> str | None:
+        for assignment in self.assignments:
+            if function in self.index["assignments"][assignment]:
+                return assignment
+        return None
+
+    def device_counts(self, assignment: str) -> tuple[int, ...]:
+        """The CPU device counts grading checks `assignment` with (grading.toml [devices]); () for one device."""
+        counts = self.index.get("devices", {}).get(assignment, ())
+        return tuple(n for n in counts if type(n) is int and n > 0)
+
+    @property
+    def hint_level(self) -> str | None:
+        """grading.toml's `check_hints` at release (None for a package released before hint levels)."""
+        return self.index.get("hints")
+
+    @property
+    def call_seconds(self) -> float:
+        return float(self.index["limits"]["call_seconds"])
+
+    @property
+    def submission_seconds(self) -> float:
+        return float(self.index["limits"]["submission_seconds"])
+
+    @property
+    def load_seconds(self) -> float:
+        return float(self.index["limits"]["load_seconds"])

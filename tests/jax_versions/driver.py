@@ -20,7 +20,8 @@ def _check(case: dict) -> dict:
     from autograder.load.submission_source import read
     from autograder.sandbox.inprocess import load_namespace
     from autograder.student import device_checks
-    from autograder.student.checking import Package, check_namespace
+    from autograder.student.checking import check_namespace
+    from autograder.student.recorded import Package
 
     package = Package()
     functions = case.get("functions") or []
