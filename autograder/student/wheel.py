@@ -50,6 +50,7 @@ KIT_MODULES = (
     "load/bounded_json.py",
     "protocol/program_facts.py", "protocol/program_failures.py", "protocol/placements.py",
     "cleanroom/__init__.py", "cleanroom/programs.py", "cleanroom/module_walk.py",
+    "cleanroom/allowed_operations.py",
     "check/submission.py", "check/results.py", "check/said_once.py", "check/compare.py",
     "check/jax_error_hints.py", "check/jax_api_versions.py", "check/exported_program.py",
     "check/expectations.py", "check/typed_key.py", "check/failure.py", "check/calls_shown.py",
