@@ -28,8 +28,14 @@ ever read by another.
 
 On CPU, JAX caches only programs that took longer to compile than
 jax_persistent_cache_min_compile_time_secs (1 s by default), which nearly
-none of these do, hence 0. The directory is capped (least recently used
-entries go first).
+none of these do, hence 0. Every directory is capped. JAX caps a
+directory that lives as long as its process ("grade", a kernel's own),
+least recently used entries first, at the price of a lock and an
+access-time file per read and a scan of the whole directory per write.
+`autograder check` is a short process that compiles one small program per
+operation the student's code runs eagerly, and the scans alone made a
+first check half a second slower: its directory is capped here instead,
+once, when the process starts (oldest entries first).
 """
 
 from __future__ import annotations
@@ -80,7 +86,11 @@ def enable(use: str = "grade") -> Path | None:
         found.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # a read-only home, say: grading works the same, only slower
-    _point_jax_at(found, MAX_BYTES)
+    if use == "grade":
+        _point_jax_at(found, MAX_BYTES)
+    else:
+        _prune(found, MAX_BYTES)
+        _point_jax_at(found, None)
     return found
 
 
@@ -121,12 +131,31 @@ def enable_private() -> Path | None:
     return made
 
 
-def _point_jax_at(directory: Path, max_bytes: int) -> None:
+def _prune(directory: Path, max_bytes: int) -> None:
+    """Remove the oldest entries of a cache one process uses at a time until it holds at most `max_bytes`."""
+    try:
+        entries = [(entry.stat().st_mtime, entry.stat().st_size, entry) for entry in os.scandir(directory)
+                   if entry.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    total = sum(size for _, size, _ in entries)
+    for _, size, entry in sorted(entries, key=lambda found: found[0]):
+        if total <= max_bytes:
+            return
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        total -= size
+
+
+def _point_jax_at(directory: Path, max_bytes: int | None) -> None:
+    """JAX's cache in `directory`, every program cached; capped by JAX at `max_bytes`, or not at all (None)."""
     settings = {"jax_compilation_cache_dir": str(directory), "jax_persistent_cache_min_compile_time_secs": 0.0,
-                "jax_persistent_cache_min_entry_size_bytes": 0, "jax_compilation_cache_max_size": max_bytes}
+                "jax_persistent_cache_min_entry_size_bytes": 0, "jax_compilation_cache_max_size": max_bytes or -1}
     import importlib.util
 
-    if importlib.util.find_spec("filelock") is None:
+    if max_bytes is not None and importlib.util.find_spec("filelock") is None:
         # JAX caps its cache's size only with filelock, and without it turns the whole cache off, silently (a
         # student package installed with --no-deps): uncapped is better than none.
         del settings["jax_compilation_cache_max_size"]

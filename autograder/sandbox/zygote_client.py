@@ -29,6 +29,7 @@ from pathlib import Path
 
 from autograder.child.zygote import MAX_MESSAGE_BYTES
 from autograder.protocol.limits import ChildLimits
+from autograder.sandbox import compile_speed
 
 START_SECONDS = 120.0
 # When a child's wall-clock time runs out with CPU time left, its threads are watched this long: if they
@@ -37,14 +38,6 @@ START_SECONDS = 120.0
 STARVATION_WINDOW_SECONDS = 0.5
 STARVED_SHARE = 0.25
 _ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
-# A child compiles every program it runs, once, and runs it a few times on small inputs: LLVM's
-# level 0 halves the compile time of JAX's heavier programs (a threefry sampler: 3.2 -> 1.4 s for
-# eight shapes) and is a few per cent slower to run them. Measured on batches of eight solutions:
-# 5 to 9 % less wall time for 03, 06, 07 and 09, no difference for 01. It changes code generation
-# only (not XLA's graph passes): float32 results can differ from the default's in the last bits
-# (contraction and vectorisation order; at most 4e-6 on a matmul, normal samples, gradients and a
-# scan), all within compare.TOLERANCES' tightest float32 tolerance (rtol 1e-5, atol 1e-6).
-CHILD_XLA_FLAGS = "--xla_backend_optimization_level=0"
 # A zygote only forks, peeks and reaps: anything slower than this is a dead zygote.
 ANSWER_MARGIN_SECONDS = 30.0
 
@@ -55,9 +48,9 @@ class ZygoteUnavailable(RuntimeError):
 
 def child_environment(home: Path | str) -> dict[str, str]:
     """The whole environment of a child: the allow-listed variables, its own HOME and TMPDIR, JAX on CPU
-    with CHILD_XLA_FLAGS."""
+    with the flags of sandbox.compile_speed."""
     env = {k: os.environ[k] for k in _ENV_ALLOWED if k in os.environ}
-    env.update(HOME=str(home), TMPDIR=str(home), JAX_PLATFORMS="cpu", XLA_FLAGS=CHILD_XLA_FLAGS)
+    env.update(HOME=str(home), TMPDIR=str(home), JAX_PLATFORMS="cpu", XLA_FLAGS=compile_speed.flags())
     return env
 
 

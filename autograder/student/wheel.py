@@ -56,7 +56,7 @@ KIT_MODULES = (
     "check/expectations.py", "check/typed_key.py", "check/failure.py", "check/calls_shown.py",
     "check/gated_checks.py",
     "check/retrace_explanations.py", "check/placement_checks.py", "check/device_runs.py",
-    "sandbox/inprocess.py", "sandbox/compilation_cache.py",
+    "sandbox/inprocess.py", "sandbox/compilation_cache.py", "sandbox/compile_speed.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/display_width.py", "reports/check_cell.py",
     "student/__init__.py", "student/jax_support.py", "student/strings.py", "student/recorded.py", "student/replay.py",
     "student/replayed_mistakes.py", "student/device_checks.py",
