@@ -9,6 +9,7 @@ import os
 from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.preprocessors import Execute, OverwriteCells
 
+from autograder.integrations import nbgrader_converters
 from autograder.integrations.nbgrader_preprocessors import ExecuteUntilKernelDies, RestoreMissingCheckCells
 from autograder.integrations.nbgrader_sandboxed_grades import (
     FailWhereSandboxFailed,
@@ -17,6 +18,13 @@ from autograder.integrations.nbgrader_sandboxed_grades import (
 )
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
+
+# nbgrader's autograde and generate_feedback (its commands and the formgrader's buttons) as the kit's
+# subclasses (autograder/integrations/nbgrader_converters.py): only the regular files a student handed in
+# are copied or read, never through a link and bounded in size; a notebook that is a link scores 0 with
+# the sentence `autograder grade` says; and every grade of a submission is 0 before anything of its run
+# can fail, so a failed regrade never keeps a previous run's points.
+nbgrader_converters.install()
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "solutions"

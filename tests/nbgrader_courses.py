@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
+from nbgrader.api import Gradebook
+
 from autograder import grading_config
 from autograder.integrations.release import nbgrader_environment
 
@@ -31,3 +34,37 @@ def released_course(root: Path, assignment: str, seed: int | None = None) -> Pat
     generated = run_nbgrader(root, "generate_assignment", assignment, seed=seed)
     assert generated.returncode == 0, generated.stderr[-3000:]
     return root
+
+
+def _grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def honest_notebook(root: Path, assignment: str) -> nbformat.NotebookNode:
+    """The released notebook with the reference solutions in its solution cells: full marks."""
+    release = nbformat.read(root / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
+    source = nbformat.read(root / "solutions" / assignment / f"{assignment}.ipynb", as_version=4)
+    solutions = {_grade_id(c): c.source for c in source.cells if str(_grade_id(c)).endswith("_solution")}
+    for cell in release.cells:
+        if _grade_id(cell) in solutions:
+            cell.source = solutions[_grade_id(cell)]
+    return release
+
+
+def stub_notebook(root: Path, assignment: str) -> nbformat.NotebookNode:
+    """The released notebook as handed out: every check scores 0."""
+    return nbformat.read(root / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
+
+
+def submission_folder(root: Path, student: str, assignment: str) -> Path:
+    folder = root / "submitted" / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def scores(root: Path, assignment: str) -> dict[str, dict[str, float]]:
+    """Each student's score per grade cell, as the gradebook holds it."""
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        return {s.student_id: {g.name: g.score for g in gradebook.find_submission_notebook(
+                    assignment, assignment, s.student_id).grades}
+                for s in gradebook.assignment_submissions(assignment)}

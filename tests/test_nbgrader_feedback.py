@@ -99,7 +99,8 @@ def test_other_notes_are_said_once_and_the_example_cells_note_not_at_all():
     result = SubmissionResult(name="s", path="s.ipynb", assignment=ASSIGNMENT, seed=1, notes=notes,
                               checks=[CheckResult("f", "correct", 0, 1, False, "wrong"),
                                       CheckResult("g", "correct", 1, 1, True, "")])
-    first = nbgrader_sandboxed_grades._outputs_for(result, "f", 1, notes=True)[0].text
-    second = nbgrader_sandboxed_grades._outputs_for(result, "g", 2, notes=False)[0].text
+    notes = nbgrader_sandboxed_grades._notes_for_nbgrader(result, left_out=[])
+    first = nbgrader_sandboxed_grades._outputs_for(result, "f", 1, notes)[0].text
+    second = nbgrader_sandboxed_grades._outputs_for(result, "g", 2, [])[0].text
     assert "Cell 3 is not implemented yet" in first and "Cell 3" not in second
     assert "were not run" not in first + second

@@ -57,6 +57,7 @@ ENGLISH: dict[str, str] = {
     "load.tampered": "The notebook's top-level code changed the grading environment ({change}); the change was undone before grading.",
     "load.last_output": "Last output before it ended:\n{output}",
     "load.child_failed": "The grader could not run the notebook ({detail}).",
+    "load.not_a_file": "{file} was not read ({why}): grading reads only a notebook handed in as a regular file of at most {limit_mib} MiB, never a link or a special file. Hand in the notebook itself.",
     "load.assignment_mismatch": "Graded as {assignment} ({chosen_by} says so), but {evidence}. If this is the wrong notebook, hand in the notebook of {assignment}; instructors can choose with --assignment.",
     "load.source_says": "{source} says {assignment}",
     "load.source_option": "--assignment",
@@ -340,6 +341,8 @@ ENGLISH: dict[str, str] = {
     "nbgrader.sandbox_failed": "The sandboxed grader could not grade this notebook ({detail}), so this check scores 0 for now. This is not a problem with your notebook: course staff will grade it again.",
     "nbgrader.no_checks": "The sandboxed grader has no checks for `{function}`; this check cell scores 0. Course staff: check grading.toml and the notebook's check cells.",
     "nbgrader.not_run": "Not run: grading stopped at an earlier cell (see its error), so this cell scores 0.",
+    "nbgrader.not_graded_yet": "Not graded yet: every check of this notebook scores 0 until a run of the autograder finishes grading it. Course staff: nbgrader's log says why the last run stopped.",
+    "nbgrader.files_left_out": "Not copied for grading: {files}. Only regular files you handed in are used (each at most {file_mib} MiB, {folder_mib} MiB in all); a link or a special file is never followed.",
     # --- Gradescope: the top of what the student reads, and the zeros of a run that could not grade ---
     "gradescope.score_all_passed": "Score: {score:g} / {max_score:g}. Every check passed.",
     "gradescope.score_look_at": "Score: {score:g} / {max_score:g}. Look at: {checks}. Each check's feedback is below.",

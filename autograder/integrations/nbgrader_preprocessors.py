@@ -76,9 +76,16 @@ class ExecuteUntilKernelDies(Execute):
         return self.confine_kernel and grading.enabled and grading.sandbox == "os"
 
     def preprocess(self, nb, resources=None, km=None):
+        from autograder.integrations.nbgrader_converters import REFUSED_KEY
         from autograder.sandbox.kernel_sandbox import KernelSandboxUnavailable
 
         self._stopped = False
+        refused = (resources or {}).get(REFUSED_KEY)
+        if refused:  # the notebook was not read (a link, a special file): nothing of it runs
+            for cell in nb.cells:
+                if cell.cell_type == "code":
+                    cell.outputs, cell.execution_count = [_error("NotRead", refused)], None
+            return nb, resources
         try:
             return super().preprocess(nb, resources, km)
         except KernelSandboxUnavailable as error:

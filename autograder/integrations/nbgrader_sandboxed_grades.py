@@ -44,6 +44,8 @@ from traitlets import Bool, Enum, Unicode
 from autograder import grading_config
 from autograder.catalog import messages
 from autograder.check.results import SubmissionResult
+from autograder.integrations.nbgrader_converters import LEFT_OUT_KEY, REFUSED_KEY
+from autograder.integrations.nbgrader_student_files import FILE_CAP_BYTES, FOLDER_CAP_BYTES
 from autograder.integrations.release import CHECK_PREFIX
 from autograder.reports.terminal_table import render
 
@@ -51,6 +53,7 @@ from autograder.reports.terminal_table import render
 FAILURE_KEY = "autograder_sandbox_failure"
 # A result's problems that are the grader's fault, not the submission's (see SubmissionResult.problem).
 GRADER_PROBLEMS = ("sandbox_failed", "grader_error")
+MAX_LEFT_OUT_SHOWN = 20  # files not copied, named in the feedback
 NBGRADER_HINT = ("fix this machine, or set c.GradeCheckCellsInSandbox.sandbox = \"process\" in nbgrader_config.py "
                  "to accept weaker isolation, then regrade with --force")
 
@@ -69,7 +72,7 @@ class GradeCheckCellsInSandbox(NbGraderPreprocessor):
                                                      "runs).").tag(config=True)
 
     def preprocess(self, nb, resources):
-        if not self.enabled:
+        if not self.enabled or resources.get(REFUSED_KEY):  # a refused notebook's cells already score 0, saying why
             return nb, resources
         check_cells = [cell for cell in nb.cells if _function_of(cell)]
         others = [str(_grade_id(cell)) for cell in nb.cells if _is_graded_by_output(cell) and not _function_of(cell)]
@@ -89,8 +92,10 @@ class GradeCheckCellsInSandbox(NbGraderPreprocessor):
                 cell.outputs = [new_output("error", ename="SandboxFailed", evalue=message, traceback=[message])]
             resources[FAILURE_KEY] = full
             return nb, resources
+        notes = _notes_for_nbgrader(result, resources.get(LEFT_OUT_KEY) or [])
         for index, cell in enumerate(check_cells):  # the submission's notes once, in the first check cell
-            cell.outputs = _outputs_for(result, _function_of(cell), cell.get("execution_count"), notes=index == 0)
+            cell.outputs = _outputs_for(result, _function_of(cell), cell.get("execution_count"),
+                                        notes if index == 0 else [])
         return nb, resources
 
     def _grade(self, nb, resources) -> SubmissionResult:
@@ -173,13 +178,13 @@ def _function_of(cell) -> str | None:
     return grade_id[len(CHECK_PREFIX):] if grade_id.startswith(CHECK_PREFIX) else None
 
 
-def _outputs_for(result: SubmissionResult, function: str, execution_count, *, notes: bool) -> list:
+def _outputs_for(result: SubmissionResult, function: str, execution_count, notes: list[str]) -> list:
     checks = [check for check in result.checks if check.function == function]
     if not checks:
         message = messages.text("nbgrader.no_checks", function=function)
         return [new_output("error", ename="NotGraded", evalue=message, traceback=[message])]
     only = SubmissionResult(name=result.name, path=result.path, assignment=result.assignment, seed=result.seed,
-                            checks=checks, notes=_notes_for_nbgrader(result) if notes else [],
+                            checks=checks, notes=notes,
                             language=result.language)
     with messages.using(result.language):
         table = render(only)
@@ -188,10 +193,12 @@ def _outputs_for(result: SubmissionResult, function: str, execution_count, *, no
             new_output("execute_result", data={"text/plain": f"{points:.15g}"}, execution_count=execution_count)]
 
 
-def _notes_for_nbgrader(result: SubmissionResult) -> list[str]:
+def _notes_for_nbgrader(result: SubmissionResult, left_out: list[str]) -> list[str]:
     """The submission's notes, less "cells ... were not run": nbgrader ran those example cells in its kernel,
-    and the feedback page shows their outputs just above."""
+    and the feedback page shows their outputs just above; and the files of the student's folder not copied."""
     with messages.using(result.language):
         before, after = messages.text("load.demos_skipped", cells="\0").split("\0")
+        copied = [messages.text("nbgrader.files_left_out", files="; ".join(left_out[:MAX_LEFT_OUT_SHOWN]),
+                                file_mib=FILE_CAP_BYTES >> 20, folder_mib=FOLDER_CAP_BYTES >> 20)] if left_out else []
     skipped = re.compile(f"{re.escape(before)}.+?{re.escape(after)}", re.DOTALL)
-    return [note for note in result.notes if not skipped.fullmatch(note)]
+    return [note for note in result.notes if not skipped.fullmatch(note)] + copied

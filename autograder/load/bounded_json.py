@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 from itertools import accumulate
 from pathlib import Path
+
+from autograder.load import regular_file
 
 # Deeper than any notebook or results.json needs (their own structure is 5 or 6 levels; widget or
 # plot outputs add a few), and shallow enough that nbformat's recursive conversion and validation
@@ -71,14 +72,17 @@ def loads(text: str | bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> o
 
 
 def read(path: Path | str, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> object:
-    """The JSON in the file at `path`, reading at most `max_bytes` + 1 bytes of it (see `loads`).
+    """The JSON in the regular file at `path` (a link is not followed), reading at most `max_bytes` + 1 bytes
+    of it (see `loads`).
 
-    Raises OSError if it cannot be read, and what `loads` raises.
+    Raises OSError if it cannot be read or is not a regular file, and what `loads` raises.
     """
-    with open(path, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size > max_bytes:
-            raise JSONLimitExceeded(Limit("size", max_bytes))
-        raw = handle.read(max_bytes + 1)  # the file may have grown since fstat
+    try:
+        raw = regular_file.read(path, max_bytes)  # never through a link, never a FIFO or a device
+    except OSError as error:
+        if str(error) == regular_file.too_large(max_bytes):
+            raise JSONLimitExceeded(Limit("size", max_bytes)) from None
+        raise
     return loads(raw, max_bytes=max_bytes, max_depth=max_depth)
 
 

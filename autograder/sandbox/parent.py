@@ -51,6 +51,7 @@ from autograder.catalog import messages
 from autograder.child.cell_execution import LoadReport
 from autograder.child.confinement import WORKDIR
 from autograder.grading_config import Limits
+from autograder.load import regular_file
 from autograder.protocol import framing, program_store, requests
 from autograder.protocol.errors import ChildError, ErrorKind, TransportFailure
 from autograder.protocol.limits import ChildLimits
@@ -290,9 +291,10 @@ class SandboxTransport:
         """
         self._kill()
         try:
-            submission = _read_capped(self._source_path, SUBMISSION_CAP_BYTES)
+            submission = regular_file.read(self._source_path, SUBMISSION_CAP_BYTES)
         except OSError as error:
-            self._load_failure = messages.text("load.child_failed", detail=f"{self._source_path.name}: {error}")
+            self._load_failure = messages.text("load.not_a_file", file=self._source_path.name,
+                                               why=regular_file.why(error), limit_mib=SUBMISSION_CAP_BYTES >> 20)
             self.load_problem = "child_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         report = self._fork_and_load(submission)
@@ -504,24 +506,6 @@ class _OutputDrain:
             if self._kept >= self._cap:
                 return True
         return True  # already closed
-
-
-def _read_capped(path: Path, cap: int) -> bytes:
-    """The submission's bytes: a regular file, not followed if it is a symlink, at most `cap` bytes."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
-        if not _is_regular(os.fstat(handle.fileno()).st_mode):
-            raise OSError("not a regular file")
-        data = handle.read(cap + 1)
-    if len(data) > cap:
-        raise OSError(f"larger than {cap >> 20} MiB")
-    return data
-
-
-def _is_regular(mode: int) -> bool:
-    import stat
-
-    return stat.S_ISREG(mode)
 
 
 def _programs_root(programs: Path | None) -> Path | None:
