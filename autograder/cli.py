@@ -30,14 +30,17 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    messages.choose_from_command_line(sys.argv[1:] if argv is None else argv)  # before the parser: --help too
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.lang:
-        # Through the environment, so grading workers and sandbox children speak it too.
-        os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(args.lang) or "en"
-    if args.hints:
-        os.environ[messages.HINT_LEVEL_VARIABLE] = args.hints  # through the environment, like --lang
+    arguments = sys.argv[1:] if argv is None else argv
+    # The language and the hint level are the run's: read here once (--lang, else $AUTOGRADER_LANG; --hints),
+    # before the parser so that its --help is in that language, and carried as values from here on.
+    with messages.speaking(messages.asked_for(arguments)):
+        args = _parser().parse_args(arguments)
+        with messages.hinting(args.hints):
+            return _run_command(args)
+
+
+def _run_command(args) -> int:
+    """The command `args` names, with the course's grading.toml read (for those that need a course)."""
     config = None
     try:
         if args.needs_course:  # merge reads only the out dirs it is given; init-course makes a course;
@@ -264,6 +267,8 @@ def _one_count_arguments(args, seed: int) -> list[str]:
                  str(seed)]
     if args.assignment:
         arguments += ["--assignment", args.assignment]
+    if args.hints:
+        arguments += ["--hints", args.hints]
     for exercise in args.exercise or ():
         arguments += ["--exercise", exercise]
     return arguments
@@ -341,6 +346,7 @@ def _grading_seed(args, config) -> int | None:
 def _grade(args, config) -> int:
     from autograder.grade import shards
     from autograder.grade.batch import Interrupted, NothingToGrade, grade_batch
+    from autograder.grade.run_options import RunOptions
     from autograder.reports import exit_status, junit_xml
     from autograder.reports.out_dir import OutDirError
 
@@ -362,11 +368,13 @@ def _grade(args, config) -> int:
     seed = _grading_seed(args, config)
     if seed is None:
         return 2
+    # Everything the run decides, as one value the batch passes down and sends to each worker once.
+    run = RunOptions(config, seed, args.sandbox, args.assignment, language=messages.run_language(),
+                     hints=args.hints or messages.hint_level_override())
     selection = shards.Selection(args.shard) if args.shard else None
     try:
-        results = grade_batch(args.paths, args.out, config, seed=seed, jobs=args.jobs,
-                              assignment=args.assignment, resume=args.resume, sandbox=args.sandbox, select=selection)
-        if selection is not None and shards.finish(selection, args.out, config, seed, args.assignment, args.sandbox):
+        results = grade_batch(args.paths, args.out, run, jobs=args.jobs, resume=args.resume, select=selection)
+        if selection is not None and shards.finish(selection, args.out, run):
             return 2
     except Interrupted as interrupted:
         # The out dir's reports are written and mark what was not graded; JUnit too. One sentence, no traceback.

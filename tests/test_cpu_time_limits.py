@@ -28,6 +28,7 @@ from conftest import REPO, course_config
 from autograder.child import zygote
 from autograder.grade import batch
 from autograder.grade.pipeline import GradingOptions, grade_submission
+from autograder.grade.run_options import RunOptions
 from autograder.reports import gradescope_json
 from autograder.reports.out_dir import OutDir
 from autograder.sandbox.parent import SandboxTransport
@@ -191,7 +192,7 @@ class _BusyOnceWorker:
     def grade(self, job: dict, seconds: float) -> None:
         self.jobs.append(job["name"])
         item = batch.BatchItem(job["name"], Path(job["path"]), student=job["student"])
-        result = batch._crashed(item, self.config, self.seed, "02_where", "stand-in")
+        result = batch._crashed(item, RunOptions(self.config, self.seed, "process", "02_where"), "stand-in")
         result.problem = "grader_error" if self.jobs.count(job["name"]) == 1 else None
         data = result.to_gradescope()
         data["extra_data"]["finished"] = True  # a worker's own result, as batch_worker writes it
@@ -213,7 +214,7 @@ def test_a_submission_the_machine_was_too_busy_for_is_graded_again_at_the_end_of
         worker = _BusyOnceWorker(out, config, seed)
         finished = []
         progress = types.SimpleNamespace(finished=finished.append)
-        batch._drain(pending, worker, out, config, seed, "02_where", progress, set())
+        batch._drain(pending, worker, out, RunOptions(config, seed, "process", "02_where"), progress, set())
         problems = {item.name: gradescope_json.read(out, item.name)["extra_data"]["problem"] for item in items}
     assert worker.jobs == ["ana", "bo", "ana", "bo"], "each graded again, behind every other submission"
     assert len(finished) == 2 and problems == {"ana": None, "bo": None}
@@ -224,5 +225,6 @@ def test_resume_grades_again_a_result_the_machine_was_too_busy_for(tmp_path, con
     item.path.write_text("x = 1\n")
     with OutDir(tmp_path / "out") as out:
         _BusyOnceWorker(out, config, seed).grade({"name": "ana", "path": str(item.path), "student": "ana"}, 1.0)
-        reason = batch._why_not_reusable(item, batch.content_digest(item.path), out, config, seed, "process")
+        run = RunOptions(config, seed, "process")
+        reason = batch._why_not_reusable(item, batch.content_digest(item.path), out, run)
     assert reason is not None and "too busy" in reason

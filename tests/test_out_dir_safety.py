@@ -28,6 +28,7 @@ from conftest import REPO, run_cli
 
 from autograder.grade import batch
 from autograder.grade.batch import discover
+from autograder.grade.run_options import RunOptions
 from autograder.reports import gradescope_json
 from autograder.reports.out_dir import MAX_NAME_BYTES, OutDir, OutDirError, safe_component
 
@@ -449,7 +450,7 @@ def test_grades_csv_is_written_when_results_cannot_be_read(tmp_path, monkeypatch
 
     monkeypatch.setattr(batch, "_grade_all", plant)
     with pytest.raises(RuntimeError, match="a worker thread failed"):
-        _in_time(lambda: batch.grade_batch(submissions, tmp_path / "out", config, seed=7, assignment=ASSIGNMENT))
+        _in_time(lambda: batch.grade_batch(submissions, tmp_path / "out", RunOptions(config, 7, assignment=ASSIGNMENT)))
     rows = {r["submission"]: r for r in csv.DictReader((tmp_path / "out" / "grades.csv").open(encoding="utf-8"))}
     assert set(rows) == set(names)
     assert float(rows[names[4]]["score"]) == 18

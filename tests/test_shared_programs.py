@@ -17,6 +17,7 @@ from autograder import grading_config
 from autograder.child.compiled_programs import CACHE_DIRECTORY
 from autograder.grade.batch import grade_batch
 from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
+from autograder.grade.run_options import RunOptions
 from autograder.load.submission_source import read
 from autograder.sandbox import shared_programs
 from autograder.sandbox.shared_programs import SharedPrograms, defined_names, is_library_program
@@ -89,7 +90,7 @@ def batch(tmp_path_factory):
     (submissions / f"spoiler_{ASSIGNMENT}.py").write_text(SPOILER)
     stub = REPO / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     (submissions / f"stub_{ASSIGNMENT}.ipynb").write_bytes(stub.read_bytes())
-    with_programs = grade_batch([submissions], root / "with", config, seed=2026, jobs=1)
+    with_programs = grade_batch([submissions], root / "with", RunOptions(config, 2026), jobs=1)
     return {r["extra_data"]["submission"]: r for r in with_programs}, root, config
 
 

@@ -15,6 +15,7 @@ from conftest import REPO
 
 from autograder import grading_config
 from autograder.grade.batch import BatchItem, _likely_assignments, grade_batch
+from autograder.grade.run_options import RunOptions
 
 CONFIG = grading_config.load()
 
@@ -44,8 +45,8 @@ def test_a_submission_of_an_assignment_not_collected_gets_the_same_grade(tmp_pat
     shutil.copy(REPO / "solutions" / "01_immutable_updates" / "01_immutable_updates.ipynb",
                 batch / "alice_01_immutable_updates.ipynb")
     shutil.copy(REPO / "solutions" / "02_where" / "02_where.ipynb", batch / "bob_01_immutable_updates.ipynb")
-    results = {r["extra_data"]["submission"]: r for r in grade_batch([batch], tmp_path / "out", CONFIG, seed=5,
-                                                                        jobs=1)}
+    results = {r["extra_data"]["submission"]: r for r in grade_batch([batch], tmp_path / "out",
+                                                                        RunOptions(CONFIG, 5), jobs=1)}
     bob = results["bob_01_immutable_updates"]
     assert bob["extra_data"]["assignment"] == "02_where" and bob["score"] == bob["extra_data"]["max_score"] > 0, bob
     alice = results["alice_01_immutable_updates"]

@@ -17,6 +17,7 @@ from conftest import REPO
 
 from autograder import grading_config
 from autograder.grade import batch
+from autograder.grade.run_options import RunOptions
 from autograder.sandbox.zygote_client import ZygoteTemplate
 
 CONFIG = grading_config.load()
@@ -58,7 +59,7 @@ class _RefusingTemplate:
 
 def test_each_worker_adopts_a_clone_of_the_batch_template(tmp_path, monkeypatch):
     monkeypatch.setattr(batch, "ZygoteTemplate", _CountingTemplate)
-    results = batch.grade_batch([_class(tmp_path)], tmp_path / "out", CONFIG, seed=5, jobs=2)
+    results = batch.grade_batch([_class(tmp_path)], tmp_path / "out", RunOptions(CONFIG, 5), jobs=2)
     assert _CountingTemplate.handed_out == 2, "one clone per worker started"
     assert _scores(results) == {"alice": 18.0, "bob": 0.0, "carol": 18.0}
 
@@ -66,7 +67,7 @@ def test_each_worker_adopts_a_clone_of_the_batch_template(tmp_path, monkeypatch)
 @pytest.mark.parametrize("template", [_RefusingTemplate, None], ids=["clone refused", "no template"])
 def test_a_worker_without_a_clone_grades_the_same_with_a_zygote_of_its_own(tmp_path, monkeypatch, template):
     monkeypatch.setattr(batch, "_zygote_template", lambda sandbox, programs: template and template())
-    results = batch.grade_batch([_class(tmp_path)], tmp_path / "out", CONFIG, seed=5, jobs=2)
+    results = batch.grade_batch([_class(tmp_path)], tmp_path / "out", RunOptions(CONFIG, 5), jobs=2)
     assert _scores(results) == {"alice": 18.0, "bob": 0.0, "carol": 18.0}
     assert not any(r["extra_data"].get("problem") for r in results), [r["extra_data"] for r in results]
 

@@ -476,13 +476,44 @@ LANGUAGES = ("en", "ko")  # English, and each locale/<language>.po
 LANGUAGE_VARIABLE = "AUTOGRADER_LANG"
 
 _chosen: contextvars.ContextVar[str | None] = contextvars.ContextVar("autograder_language", default=None)
+# The language a command chose for its whole run (`speaking`), from its --lang or, read once there, $AUTOGRADER_LANG:
+# a value the command decides, seen by all its threads; the variable is not read again while it is set.
+_run_language: str | None = None
 _loaded: dict[str, dict[str, str]] = {"en": ENGLISH}
 _warned: set[str] = set()
 
 
 def language() -> str:
-    """The language of feedback now: `using(...)` or `choose(...)`, else $AUTOGRADER_LANG, else English."""
-    return _chosen.get() or normalize(os.environ.get(LANGUAGE_VARIABLE)) or "en"
+    """The language of feedback now: `using(...)` or `choose(...)`, else the run's (`speaking`), else
+    $AUTOGRADER_LANG (where no command chose: a notebook's check cell, nbgrader's process), else English."""
+    return _chosen.get() or _run_language or normalize(os.environ.get(LANGUAGE_VARIABLE)) or "en"
+
+
+def asked_for(argv: list[str]) -> str | None:
+    """The language a command line asks for (`--lang ko`, `--lang=ko`), else $AUTOGRADER_LANG's, else None:
+    read once, where a command starts, before its line is parsed (so that its --help is in it too)."""
+    for index, argument in enumerate(argv):
+        given = argv[index + 1] if argument == "--lang" and index + 1 < len(argv) else (
+            argument.split("=", 1)[1] if argument.startswith("--lang=") else None)
+        if given is not None:
+            return normalize(given) or "en"
+    return normalize(os.environ.get(LANGUAGE_VARIABLE))
+
+
+@contextlib.contextmanager
+def speaking(name: str | None):
+    """A command's whole run in `name` (None: each notebook's own language, else English), in every thread."""
+    global _run_language
+    previous, _run_language = _run_language, normalize(name)
+    try:
+        yield
+    finally:
+        _run_language = previous
+
+
+def run_language() -> str | None:
+    """The language the running command chose (`speaking`); None: each notebook's own."""
+    return _run_language
 
 
 def normalize(name: str | None) -> str | None:
@@ -539,7 +570,7 @@ def choose(name: str | None) -> None:
 def using(name: str | None):
     """Feedback in `name` inside the block (a notebook's own language); None keeps the current one."""
     chosen = normalize(name)
-    if chosen is None or _chosen.get() is not None or normalize(os.environ.get(LANGUAGE_VARIABLE)):
+    if chosen is None or _chosen.get() is not None or _run_language or normalize(os.environ.get(LANGUAGE_VARIABLE)):
         yield  # an explicit --lang or $AUTOGRADER_LANG wins over the notebook's metadata
         return
     token = _chosen.set(chosen)
@@ -615,11 +646,26 @@ HINT_LEVELS = ("idea", "api", "recipe")  # how much a hint gives away, least fir
 DEFAULT_HINT_LEVEL = "api"  # never a line of a reference solution
 HINT_LEVEL_VARIABLE = "AUTOGRADER_HINTS"
 _hint_level: contextvars.ContextVar[str | None] = contextvars.ContextVar("autograder_hint_level", default=None)
+# The level a command chose for its whole run (`hinting`: its --hints), seen by all its threads.
+_run_hints: str | None = None
 
 
 def hint_level() -> str:
-    """How much a hint shows now: $AUTOGRADER_HINTS, else `hints_at(...)`, else "api"."""
-    return hint_level_override() or _hint_level.get() or DEFAULT_HINT_LEVEL
+    """How much a hint shows now: the run's --hints (`hinting`), else $AUTOGRADER_HINTS, else `hints_at(...)`,
+    else "api"."""
+    return _run_hints or hint_level_override() or _hint_level.get() or DEFAULT_HINT_LEVEL
+
+
+@contextlib.contextmanager
+def hinting(level: str | None):
+    """A command's whole run with hints at `level` (its --hints), over grading.toml's; None keeps the current."""
+    global _run_hints
+    previous = _run_hints
+    _run_hints = check_hint_level(level, where="--hints") if level is not None else previous
+    try:
+        yield
+    finally:
+        _run_hints = previous
 
 
 def hint_level_override() -> str | None:

@@ -37,6 +37,7 @@ from autograder.check.results import SubmissionResult
 from autograder.grade.batch_env import IMAGE_WITHOUT_SOLUTIONS
 from autograder.grade.batch_progress import Progress, finished_from, summary
 from autograder.grade.result_provenance import changed_settings, content_digest, grading_settings
+from autograder.grade.run_options import RunOptions
 from autograder.grade.unfinished_results import crashed_result, unreadable_result
 from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, WorkerStopped, worker_command
 from autograder.grading_config import GradingConfig
@@ -265,11 +266,10 @@ def _is_file(path: Path) -> bool:
 
 
 def grade_batch(
-    paths: list[Path], out_dir: Path, config: GradingConfig, *, seed: int, jobs: int | None = 1,
-    assignment: str | None = None, resume: bool = False, sandbox: str = "os", progress_stream=None,
-    select: Callable[[list[BatchItem]], list[BatchItem]] | None = None,
+    paths: list[Path], out_dir: Path, run: RunOptions, *, jobs: int | None = 1, resume: bool = False,
+    progress_stream=None, select: Callable[[list[BatchItem]], list[BatchItem]] | None = None,
 ) -> list[dict]:
-    """Grade every submission under `paths` into `out_dir`; returns the results.json contents.
+    """Grade every submission under `paths` into `out_dir` as `run` says; returns the results.json contents.
 
     `jobs`: grading workers at most (None: as many as worker_count decides).
     Progress goes to `progress_stream` (default stderr), the closing summary to stdout.
@@ -279,7 +279,7 @@ def grade_batch(
     created, if a path does not exist or holds nothing to grade (a mistyped
     path must not look like a class that handed in nothing).
     """
-    items = discover(paths, config.assignments, assignment)
+    items = discover(paths, run.config.assignments, run.assignment)
     _refuse_nothing_to_grade(paths, items)
     if select is not None:  # one shard of the class (grade/shards.py): named as in the whole class, then chosen
         items = select(items)
@@ -288,12 +288,12 @@ def grade_batch(
     with OutDir(out_dir) as out, contextlib.ExitStack() as ending:
         failure = None
         try:
-            _grade_all(items, out, config, seed, jobs, assignment, resume, sandbox, stream, ending)
+            _grade_all(items, out, run, jobs, resume, stream, ending)
         except BaseException as error:  # Ctrl-C and SIGTERM too: grades.csv is written even so, then it is raised
             failure = error
         interrupted = isinstance(failure, (KeyboardInterrupt, SystemExit))
         with _no_second_interrupt(interrupted):  # the reports of an interrupted batch are written whole
-            results = [_read_back(item, out, config, seed, assignment, interrupted) for item in items]
+            results = [_read_back(item, out, run, interrupted) for item in items]
             grades_csv.write([grades_csv.row(r) for r in results], out)
             report = _class_report(results, out)
     if interrupted:  # Ctrl-C, SIGTERM: one sentence (cli), no traceback
@@ -304,7 +304,7 @@ def grade_batch(
     if not items and select is not None:
         return results  # a shard none of the class hashes to: the shard's own sentence says so (shards.finish)
     outcomes = [finished_from(item.name, item.student, r) for item, r in zip(items, results, strict=True)]
-    print(summary(outcomes, seed=seed, out=str(out_dir)), flush=True)
+    print(summary(outcomes, seed=run.seed, out=str(out_dir)), flush=True)
     print(class_report.render_terminal(report), flush=True)
     return results
 
@@ -344,18 +344,18 @@ def _class_report(results: list[dict], out: OutDir) -> class_report.ClassReport:
         return class_report.build(results)
 
 
-def _to_grade(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, assignment: str | None,
-              resume: bool, sandbox: str, stream) -> list[tuple[BatchItem, str | None]]:
+def _to_grade(items: list[BatchItem], out: OutDir, run: RunOptions, resume: bool,
+              stream) -> list[tuple[BatchItem, str | None]]:
     """The submissions a worker must grade, with their content digests; the rest get their result here
     (an entry with no notebook) or keep it (`resume`: a finished result of the same file and settings)."""
     todo, reused = [], 0
     for item in items:
         if item.no_notebook:  # nothing to grade: its zero is written here, never by a worker
-            _write_quietly(_no_notebook_result(item, config, seed, assignment), item, out)
+            _write_quietly(_no_notebook_result(item, run), item, out)
             continue
         digest = content_digest(item.path)
         if resume:
-            reason = _why_not_reusable(item, digest, out, config, seed, sandbox)
+            reason = _why_not_reusable(item, digest, out, run)
             if reason is None:
                 reused += 1
                 continue
@@ -384,13 +384,14 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed: int, jobs: int | None,
-               assignment: str | None, resume: bool, sandbox: str, stream, ending: contextlib.ExitStack) -> None:
+def _grade_all(items: list[BatchItem], out: OutDir, run: RunOptions, jobs: int | None, resume: bool, stream,
+               ending: contextlib.ExitStack) -> None:
     """Grade `items` with worker processes; `ending` gets what ends them (their exit, awaited; the store)."""
-    todo = _to_grade(items, out, config, seed, assignment, resume, sandbox, stream)
+    todo = _to_grade(items, out, run, resume, stream)
     if not todo:
         return
-    programs, own_store = shared_programs.batch_store(config, seed, sandbox)  # the workers' shared programs
+    config = run.config
+    programs, own_store = shared_programs.batch_store(config, run.seed, run.sandbox)  # the workers' shared programs
     if not config.solutions_directory.is_dir():
         # A Gradescope image must hold no solutions: there, say what it costs, not to add them.
         key = "batch.no_solutions_in_image" if os.environ.get(IMAGE_WITHOUT_SOLUTIONS) else \
@@ -401,28 +402,27 @@ def _grade_all(items: list[BatchItem], out: OutDir, config: GradingConfig, seed:
     workers = worker_count(jobs, len(todo))
     pool = ThreadPoolExecutor(max_workers=workers)
     # Started here, by the main thread, which outlives every worker: it dies with this process.
-    template = _zygote_template(sandbox, programs)
+    template = _zygote_template(run.sandbox, programs)
     ending.push(_Ending(handles, pool, programs if own_store else None, template).end)
     restore_sigterm = _interrupt_on_sigterm()
     try:
         # The workers start first: their imports, pytest session and zygote (seconds) overlap the
         # placeholders below; none gets a job before every placeholder is written.
-        collect = _likely_assignments([item for item, _ in todo], config, assignment)
+        collect = _likely_assignments([item for item, _ in todo], config, run.assignment)
         for index in range(workers):
-            handles.append(WorkerHandle(worker_command(config.source, seed, assignment, sandbox, programs,
-                                                       index=index, workers=workers, collect=collect),
-                                        template.channel_for_worker if template is not None else None))
+            handles.append(WorkerHandle(worker_command(programs, index=index, workers=workers, collect=collect),
+                                        template.channel_for_worker if template is not None else None,
+                                        run=run.to_json()))
             handles[-1].spawn()
         for item, _digest in todo:
-            _write_quietly(_not_graded_yet(item, config, seed, assignment), item, out)
+            _write_quietly(_not_graded_yet(item, run), item, out)
         _prepare_report()  # the report's imports, while the workers import theirs
         pending: queue.SimpleQueue[tuple[BatchItem, str | None]] = queue.SimpleQueue()
         for entry in todo:
             pending.put(entry)
         progress = Progress(len(todo), stream)
         regraded: set[str] = set()
-        for done in [pool.submit(_drain, pending, handle, out, config, seed, assignment, progress, regraded)
-                     for handle in handles]:
+        for done in [pool.submit(_drain, pending, handle, out, run, progress, regraded) for handle in handles]:
             done.result()
     except BaseException:
         # Ctrl-C, SIGTERM, a failure: kill every worker now (each drain then returns at once) rather
@@ -492,16 +492,17 @@ def _likely_assignments(items: list[BatchItem], config: GradingConfig, assignmen
     return sorted(found)
 
 
-def _no_notebook_result(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None) -> SubmissionResult:
+def _no_notebook_result(item: BatchItem, run: RunOptions) -> SubmissionResult:
     """The zero of a student whose entry holds no notebook, under the assignment its layout or --assignment names."""
-    under = assignment or item.assignment or _guess_assignment(item, config, assignment)
-    result = unreadable_result(item.name, item.path, under, config, seed, item.choice.note if item.choice else "")
+    under = run.assignment or item.assignment or _guess_assignment(item, run)
+    result = unreadable_result(item.name, item.path, under, run.config, run.seed,
+                               item.choice.note if item.choice else "")
     result.problem = "no_notebook"
     return result
 
 
-def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, config: GradingConfig, seed: int,
-           assignment: str | None, progress: Progress, regraded: set[str]) -> None:
+def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, run: RunOptions, progress: Progress,
+           regraded: set[str]) -> None:
     """One worker's share: grade submissions from `pending` until none is left (`regraded`: see _regrade_later)."""
     try:
         while True:
@@ -514,12 +515,12 @@ def _drain(pending: queue.SimpleQueue, worker: WorkerHandle, out: OutDir, config
                    "student": item.student, "content_sha256": digest}
             try:
                 # Wall-clock: only a backstop for a hung worker; the submission's limits are CPU time (sandbox.parent).
-                worker.grade(job, config.limits.backstop(config.limits.submission_seconds + WORKER_MARGIN_SECONDS))
+                worker.grade(job, run.limits.backstop(run.limits.submission_seconds + WORKER_MARGIN_SECONDS))
             except WorkerStopped:
                 return  # the batch is ending: this submission keeps its placeholder
             except WorkerFailed as failure:
-                _write_quietly(_crashed(item, config, seed, assignment, str(failure)), item, out)
-            result = _read_back(item, out, config, seed, assignment)
+                _write_quietly(_crashed(item, run, str(failure)), item, out)
+            result = _read_back(item, out, run)
             if _regrade_later(result, item, regraded):
                 pending.put((item, digest))  # behind every other submission: the machine may be less busy then
                 continue
@@ -602,8 +603,7 @@ def _write_data_quietly(data: dict, item: BatchItem, out: OutDir) -> None:
         print(f"autograder: could not write the result of {item.path} ({error})", file=sys.stderr)
 
 
-def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, config: GradingConfig, seed: int,
-                      sandbox: str) -> str | None:
+def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, run: RunOptions) -> str | None:
     """None if `--resume` may keep the result in place: finished, of this student, this content, these settings.
 
     Anything odd in its place (not a regular file, not a result) counts as no result.
@@ -629,15 +629,15 @@ def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, config: 
         return messages.text("batch.resume_reason.content_changed")
     recorded = extra.get("settings")
     assignment = recorded.get("assignment") if isinstance(recorded, dict) else None
-    current = grading_settings(config, seed, assignment if assignment in config.assignments else None, sandbox)
+    current = grading_settings(run.config, run.seed, assignment if assignment in run.config.assignments else None,
+                               run.sandbox)
     changed = changed_settings(recorded, current)
     if changed:
         return messages.text("batch.resume_reason.settings_changed", what=", ".join(changed))
     return None
 
 
-def _read_back(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, assignment: str | None,
-               interrupted: bool = False) -> dict:
+def _read_back(item: BatchItem, out: OutDir, run: RunOptions, interrupted: bool = False) -> dict:
     """The submission's results.json, with who handed it in from the layout, as every report will read it.
 
     If it cannot be read back, or one of the reports could not use it, a
@@ -650,20 +650,19 @@ def _read_back(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, a
         data = gradescope_json.read(out, item.name)  # bounded: bounded_json's limits are ValueErrors
     except (OSError, ValueError) as error:
         if interrupted and isinstance(error, FileNotFoundError):
-            return _write_quietly(_not_graded_yet(item, config, seed, assignment), item, out)
-        return _zero_instead(item, out, config, seed, assignment, messages.text("batch.read_back_failed", error=error))
+            return _write_quietly(_not_graded_yet(item, run), item, out)
+        return _zero_instead(item, out, run, messages.text("batch.read_back_failed", error=error))
     changed = _with_identity(data, item)
     unusable = _unusable_by_reports(data)
     if unusable is not None:
-        return _zero_instead(item, out, config, seed, assignment, messages.text("batch.report_failed", error=unusable))
+        return _zero_instead(item, out, run, messages.text("batch.report_failed", error=unusable))
     if changed:
         _write_data_quietly(data, item, out)
     return data
 
 
-def _zero_instead(item: BatchItem, out: OutDir, config: GradingConfig, seed: int, assignment: str | None,
-                  detail: str) -> dict:
-    return _write_quietly(_crashed(item, config, seed, assignment, detail), item, out)
+def _zero_instead(item: BatchItem, out: OutDir, run: RunOptions, detail: str) -> dict:
+    return _write_quietly(_crashed(item, run, detail), item, out)
 
 
 def _with_identity(data: dict, item: BatchItem) -> bool:
@@ -710,25 +709,24 @@ def _unusable_by_reports(data: dict) -> str | None:
     return None
 
 
-def _not_graded_yet(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None) -> SubmissionResult:
+def _not_graded_yet(item: BatchItem, run: RunOptions) -> SubmissionResult:
     """The placeholder a worker's result replaces; kept, it says the batch was interrupted before grading it."""
-    result = unreadable_result(item.name, item.path, _guess_assignment(item, config, assignment), config, seed,
+    result = unreadable_result(item.name, item.path, _guess_assignment(item, run), run.config, run.seed,
                                messages.text("batch.not_graded_note"))
     result.problem = grade_status.INTERRUPTED
     return result
 
 
-def _crashed(item: BatchItem, config: GradingConfig, seed: int, assignment: str | None,
-             detail: str) -> SubmissionResult:
+def _crashed(item: BatchItem, run: RunOptions, detail: str) -> SubmissionResult:
     """The result of a submission whose grading did not finish: zero for every check, under its assignment."""
-    return crashed_result(item.name, item.path, _guess_assignment(item, config, assignment), config, seed, detail)
+    return crashed_result(item.name, item.path, _guess_assignment(item, run), run.config, run.seed, detail)
 
 
-def _guess_assignment(item: BatchItem, config: GradingConfig, assignment: str | None) -> str | None:
+def _guess_assignment(item: BatchItem, run: RunOptions) -> str | None:
     """The assignment a result made without grading goes under; None (no checks listed) if reading fails."""
     from autograder.load.submission_source import guess_assignment  # reads notebooks: not before workers start
 
     try:
-        return guess_assignment(item.path, config.assignments, assignment)  # bounded: see bounded_json
+        return guess_assignment(item.path, run.config.assignments, run.assignment)  # bounded: see bounded_json
     except Exception:  # the file is the student's: a guess that fails costs only this submission's guess
         return None

@@ -1,8 +1,11 @@
 """A grading worker: grades the submissions the batch parent sends it, one at a time.
 
 Run by autograder.grade.batch as
-`python -m autograder.grade.batch_worker --seed S --config FILE --report-fd N [...]`.
-It reads one job per line on stdin (JSON: path, name, out, out_identity),
+`python -m autograder.grade.batch_worker --report-fd N [...]`.
+It reads the run's options first, one JSON line on stdin (grade.run_options:
+the seed, grading.toml as the parent read it, the sandbox, the language, the
+hint level: it parses no command line for them and reads no grading.toml),
+then one job per line (JSON: path, name, out, out_identity),
 writes that submission's `<out>/<name>/results.json` through reports.out_dir
 (into the out dir the parent opened, checked by device and inode, never
 through a link), and answers one JSON line on the report descriptor. What it
@@ -38,7 +41,9 @@ from typing import TYPE_CHECKING, Callable
 # Only what starting the zygote needs: it starts before this process imports pytest, numpy
 # and JAX (seconds, see _Worker), so that both import at the same time.
 from autograder import grading_config
+from autograder.catalog import messages
 from autograder.grade import worker_handle
+from autograder.grade.run_options import RunOptions
 from autograder.sandbox import compilation_cache
 from autograder.sandbox.zygote_client import Zygote, ZygoteUnavailable
 
@@ -51,10 +56,6 @@ WORKER_MEMORY_BYTES = 8 << 30
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="autograder.grade.batch_worker")
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--assignment")
-    parser.add_argument("--config", type=Path, default=grading_config.DEFAULT_PATH)
-    parser.add_argument("--sandbox", choices=("os", "process"), default="os")
     parser.add_argument("--report-fd", type=int, required=True)
     parser.add_argument("--programs-dir", type=Path,
                         help="the batch's store of JAX's compiled programs, shared by its workers")
@@ -73,13 +74,15 @@ def main(argv: list[str] | None = None) -> int:
     # The worker runs the suites' reference computations; the programs children export run in the
     # clean-room runner (sandbox.program_runner), never here. A cap all the same.
     resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
-    worker = _Worker(args, grading_config.load(args.config), os.fdopen(args.report_fd, "w", buffering=1))
+    run = RunOptions.from_json((sys.__stdin__ or sys.stdin).readline())  # the parent's, before any job
+    worker = _Worker(args, run, os.fdopen(args.report_fd, "w", buffering=1))
     from autograder.check import suite_session
 
     try:
-        collect = [a for a in (args.collect or "").split(",") if a in worker.config.assignments]
-        collect = collect or worker.config.assignments
-        suite_session.serve(collect, lambda run_checks: worker.serve(run_checks, collect))
+        collect = [a for a in (args.collect or "").split(",") if a in run.config.assignments]
+        collect = collect or run.config.assignments
+        with messages.speaking(run.language), messages.hinting(run.hints):
+            suite_session.serve(collect, lambda run_checks: worker.serve(run_checks, collect))
     finally:
         worker.close()
     # Every result is written (atomically) and reported: what interpreter shutdown would still do,
@@ -112,9 +115,10 @@ def _prepare_first_job(config: grading_config.GradingConfig, assignments: list[s
 
 
 class _Worker:
-    def __init__(self, args, config: grading_config.GradingConfig, report):
-        self.args, self.config, self._report = args, config, report
-        self._backend = args.sandbox  # "os" or "process", as pipeline.SANDBOX_MODES names them
+    def __init__(self, args, run: RunOptions, report):
+        self.args, self.run, self._report = args, run, report  # args: this process's plumbing, not the run's
+        self.config = run.config
+        self._backend = run.sandbox  # "os" or "process", as pipeline.SANDBOX_MODES names them
         self._zygote: Zygote | None = None
         self._zygote_failed = False
         # The batch's clone, adopted by the first _renew_zygote; a later one starts its own zygote.
@@ -124,7 +128,7 @@ class _Worker:
         from autograder.sandbox.program_runner import ConfinedProgramRunner
 
         # The clean room for the programs children export: forked from the zygote (see serve).
-        self._program_runner = ConfinedProgramRunner.for_config(self._backend, config, zygote=self._zygote)
+        self._program_runner = ConfinedProgramRunner.for_config(self._backend, self.config, zygote=self._zygote)
         from autograder.check import runner
         from autograder.sandbox import shared_programs
 
@@ -160,17 +164,17 @@ class _Worker:
         resources = WorkerResources(run_suite=run_checks, zygote=self._zygote, program_runner=self._program_runner,
                                     programs=self._programs)
         try:
-            options = GradingOptions(seed=self.args.seed, sandbox=self._backend, assignment=self.args.assignment,
-                                     name=job["name"])
+            options = GradingOptions(seed=self.run.seed, sandbox=self._backend, assignment=self.run.assignment,
+                                     name=job["name"], hints=self.run.hint_level)
             result = grade_submission(job["path"], self.config, options, resources)
             seconds = time.monotonic() - started
             data = result.to_gradescope()
             data["extra_data"]["finished"] = True
-            data["extra_data"]["sandbox"] = self.args.sandbox
+            data["extra_data"]["sandbox"] = self.run.sandbox
             data["extra_data"]["student"] = job.get("student")
             data["extra_data"]["content_sha256"] = job.get("content_sha256")
-            data["extra_data"]["settings"] = grading_settings(self.config, self.args.seed, result.assignment,
-                                                              self.args.sandbox)
+            data["extra_data"]["settings"] = grading_settings(self.config, self.run.seed, result.assignment,
+                                                              self.run.sandbox)
             runner = self._program_runner
             data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(resources),
                                              "runner_seconds": round(runner.busy_seconds - runner_before[0], 3),
@@ -199,7 +203,7 @@ class _Worker:
             return  # more parts than functions
         with tempfile.TemporaryDirectory(prefix="autograder-written-") as written:
             grade_submission(solution, self.config,
-                             GradingOptions(seed=self.args.seed, sandbox=self._backend, assignment=assignment,
+                             GradingOptions(seed=self.run.seed, sandbox=self._backend, assignment=assignment,
                                             functions=functions),
                              WorkerResources(run_suite=self._run_checks, zygote=self._zygote,
                                              program_runner=self._program_runner, write_programs_to=Path(written)))
@@ -230,9 +234,9 @@ class _Worker:
         try:
             if self._zygote_channel is not None:
                 channel, self._zygote_channel = self._zygote_channel, None
-                self._zygote = Zygote.adopt(channel, mode=self.args.sandbox)
+                self._zygote = Zygote.adopt(channel, mode=self.run.sandbox)
             else:
-                self._zygote = Zygote(mode=self.args.sandbox, programs=self.args.programs_dir)
+                self._zygote = Zygote(mode=self.run.sandbox, programs=self.args.programs_dir)
             runner = getattr(self, "_program_runner", None)  # None while the first zygote starts
             if runner is not None:
                 runner.zygote = self._zygote

@@ -37,6 +37,7 @@ from pathlib import Path
 from autograder.catalog import messages
 from autograder.grade.batch import BatchItem
 from autograder.grade.result_provenance import grading_settings
+from autograder.grade.run_options import RunOptions
 from autograder.grading_config import SEED_ENVIRONMENT_VARIABLE, GradingConfig
 from autograder.reports.out_dir import OutDir
 
@@ -119,20 +120,21 @@ def class_digest(items: list[BatchItem]) -> str:
     return hashlib.sha256(listed.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def run_settings(config: GradingConfig, seed: int, assignment: str | None, sandbox: str) -> dict:
+def run_settings(run: RunOptions) -> dict:
     """Everything besides the submissions that decides a shard's results; every shard of a merge must agree.
 
     `batch`'s per-result settings (kit, seed, limits, sandbox, hints), with
     every assignment's suite and points, the `--assignment` given and the
     feedback language chosen for the run (--lang or $AUTOGRADER_LANG).
     """
+    config, seed, sandbox = run.config, run.seed, run.sandbox
     settings = grading_settings(config, seed, None, sandbox)
     del settings["suite"], settings["points"]
     per_assignment = {a: grading_settings(config, seed, a, sandbox) for a in config.assignments}
     settings["suites"] = {a: s["suite"] for a, s in per_assignment.items()}
     settings["points"] = {a: s["points"] for a, s in per_assignment.items()}
-    settings["assignment"] = assignment
-    settings["language"] = os.environ.get(messages.LANGUAGE_VARIABLE) or None
+    settings["assignment"] = run.assignment
+    settings["language"] = run.language
     return settings
 
 
@@ -154,11 +156,10 @@ def write_manifest(out_dir: Path, data: dict) -> None:
         out.write_file(None, MANIFEST, json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8"), mode=0o666)
 
 
-def finish(selection: Selection, out_dir: Path, config: GradingConfig, seed: int, assignment: str | None,
-           sandbox: str) -> int:
+def finish(selection: Selection, out_dir: Path, run: RunOptions) -> int:
     """After the shard's grading: write its manifest and say how to merge; the exit status (2 if not written)."""
     try:
-        write_manifest(out_dir, manifest(selection, run_settings(config, seed, assignment, sandbox)))
+        write_manifest(out_dir, manifest(selection, run_settings(run)))
     except OSError as error:
         print(f"autograder: {MANIFEST}: {error}", file=sys.stderr)
         return 2

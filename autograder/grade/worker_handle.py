@@ -49,11 +49,14 @@ class WorkerStopped(WorkerFailed):
 
 
 class WorkerHandle:
-    def __init__(self, command: list[str], zygote_channel: Callable[[], socket.socket | None] | None = None):
+    def __init__(self, command: list[str], zygote_channel: Callable[[], socket.socket | None] | None = None, *,
+                 run: str = ""):
         """`command` starts the worker; `zygote_channel`, if given, makes a channel to a zygote for each
         worker started (a clone of the batch's, see zygote_client.ZygoteTemplate), or None: the worker
-        then starts its own."""
+        then starts its own. `run` is the run's options as one JSON line (run_options.RunOptions.to_json),
+        the first thing each worker reads, before any job."""
         self._command = command
+        self._run = run
         self._zygote_channel = zygote_channel
         self._process: subprocess.Popen | None = None
         self._reports: int | None = None
@@ -160,6 +163,16 @@ class WorkerHandle:
                 if zygote is not None:
                     zygote.close()
             self._reports, self._buffer, self._ready = reports, b"", False
+            self._send_run()
+
+    def _send_run(self) -> None:
+        """The run's options, once, before any job; a worker that cannot take them fails its first job."""
+        try:
+            if self._run and self._process is not None and self._process.stdin is not None:
+                self._process.stdin.write((self._run + "\n").encode())
+                self._process.stdin.flush()
+        except OSError:
+            pass  # it ended already: the first grade() says so
 
     def _next_report(self, seconds: float, timeout_detail: str) -> dict:
         deadline = time.monotonic() + seconds
@@ -232,16 +245,13 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def worker_command(config_path: Path, seed: int, assignment: str | None, sandbox: str,
-                   programs_dir: Path | None = None, *, index: int = 0, workers: int = 1,
+def worker_command(programs_dir: Path | None = None, *, index: int = 0, workers: int = 1,
                    collect: list[str] | None = None) -> list[str]:
     """The command of worker `index` of `workers` (which part of a store's build it starts with);
-    `collect`: the assignments whose suites it collects at start (None: all)."""
-    command = [sys.executable, "-m", "autograder.grade.batch_worker", "--seed", str(seed),
-               "--config", str(config_path), "--sandbox", sandbox,
+    `collect`: the assignments whose suites it collects at start (None: all). What it grades with (seed,
+    grading.toml, sandbox, language...) is not on it: the handle sends the run's options (`run`)."""
+    command = [sys.executable, "-m", "autograder.grade.batch_worker",
                "--build-parts", str(workers), "--worker-index", str(index)]
-    if assignment:
-        command += ["--assignment", assignment]
     if collect:
         command += ["--collect", ",".join(collect)]
     if programs_dir is not None:
