@@ -5,7 +5,9 @@ opens a notebook whose output is the check cell's table, as a student's
 kernel displays it; headless Chromium renders it with the frontend's own
 CSS, and the test reads each cell's computed style: every text cell
 left-aligned, the table at the output's left edge, each hint starting where
-the check's function name starts. VS Code's notebook editor cannot run
+the check's function name starts, and the got and expected rows of wrong
+values in columns (monospace, spaces kept: each entry of one row under
+the entry of the other). VS Code's notebook editor cannot run
 here: its webview's stylesheet, vendored in tests/frontends/, is rendered
 around the same table in the same browser. Nothing depends on how fast the machine
 is: the waits are for elements to appear, with generous limits.
@@ -36,8 +38,8 @@ JUPYTER = Path(sys.executable).with_name("jupyter")
 VSCODE_WEBVIEW = Path(__file__).parent / "frontends" / "vscode_notebook_webview.html"
 STARTUP_SECONDS = 600  # a loaded 2-core machine; the test waits for readiness, never for a fixed time
 FEEDBACK = ("histogram(i32[104], 3) returned the wrong values.\n"
-            "  got:      [1 1 1]\n"
-            "  expected: [40 31 33]\n"
+            "  got:      [ *1  *1  *1]\n"
+            "  expected: [*40 *31 *33]\n"
             "Hint: a functional `set` writes each bin once however often its index repeats.")
 
 
@@ -128,6 +130,15 @@ function textLeft(td) {  // where the cell's text starts, not its box
   const boxes = range.getClientRects();
   return boxes.length ? boxes[0].left : null;
 }
+function charLefts(span) {  // the left edge of each character of a laid-out line of feedback
+  const text = span.firstChild, lefts = [];
+  for (let i = 0; i < text.length; i++) {
+    const range = document.createRange();
+    range.setStart(text, i); range.setEnd(text, i + 1);
+    lefts.push(range.getBoundingClientRect().left);
+  }
+  return lefts;
+}
 const table = document.querySelector('.autograder-check table');
 const cells = Array.from(table.querySelectorAll('td'));
 return {
@@ -138,6 +149,9 @@ return {
                            index: Array.from(td.parentElement.children).indexOf(td),
                            text: td.textContent, left: td.getBoundingClientRect().left,
                            text_left: textLeft(td)})),
+  laid_out: Array.from(table.querySelectorAll('.autograder-laid-out')).map(span => ({
+    text: span.textContent, white_space: getComputedStyle(span).whiteSpace,
+    lefts: charLefts(span)})),
 };
 """
 
@@ -152,7 +166,9 @@ def test_check_cell_table_is_left_aligned(jupyter, browser, frontend):
     browser.get(f"{base}/{frontend}/table.ipynb?token={token}")
     WebDriverWait(browser, STARTUP_SECONDS, poll_frequency=0.5).until(
         expected_conditions.presence_of_element_located((By.CSS_SELECTOR, ".jp-OutputArea .autograder-check td")))
-    _assert_left_aligned(browser.execute_script(LAYOUT))
+    layout = browser.execute_script(LAYOUT)
+    _assert_left_aligned(layout)
+    _assert_got_and_expected_line_up(layout)
 
 
 def test_check_cell_table_is_left_aligned_under_vscodes_notebook_stylesheet(browser, tmp_path):
@@ -168,7 +184,9 @@ def test_check_cell_table_is_left_aligned_under_vscodes_notebook_stylesheet(brow
     browser.get(page.as_uri())
     WebDriverWait(browser, STARTUP_SECONDS, poll_frequency=0.5).until(
         expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "div.output .autograder-check td")))
-    _assert_left_aligned(browser.execute_script(LAYOUT))
+    layout = browser.execute_script(LAYOUT)
+    _assert_left_aligned(layout)
+    _assert_got_and_expected_line_up(layout)
 
 
 def _assert_left_aligned(layout: dict) -> None:
@@ -184,3 +202,16 @@ def _assert_left_aligned(layout: dict) -> None:
     assert len(hints) == 2 and names
     for hint in hints:
         assert abs(hint["text_left"] - names[0]["text_left"]) < 1, (hint, names[0])
+
+
+def _assert_got_and_expected_line_up(layout: dict) -> None:
+    """The got and expected rows keep their spaces, and each character of one row stands exactly above
+    the character at the same place of the other: the entries and brackets are in columns."""
+    got, expected = layout["laid_out"]
+    assert got["text"] == "  got:      [ *1  *1  *1]" and got["white_space"] == "pre", got
+    assert len(got["lefts"]) == len(expected["lefts"]) == len(got["text"]), (got, expected)
+    for column, (mine, theirs) in enumerate(zip(got["lefts"], expected["lefts"], strict=True)):
+        assert abs(mine - theirs) < 0.5, (column, got, expected)
+    # Monospace, no space collapsed: every character, a space too, is as wide as the first.
+    advances = [b - a for a, b in zip(got["lefts"], got["lefts"][1:], strict=False)]
+    assert advances[0] > 3 and all(abs(a - advances[0]) < 0.5 for a in advances), advances

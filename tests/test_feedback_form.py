@@ -54,3 +54,14 @@ def test_wrong_values_show_a_compact_row_with_the_differing_entries_starred(conf
 def test_an_error_names_the_function_and_its_line_not_the_cell_position(config, seed):
     failed = _failed(config, seed, "02_where/selu_python_if", "selu")
     assert "(in `selu`, line " in failed[0].feedback and "[cell" not in failed[0].feedback
+
+
+def test_a_stub_is_said_to_be_not_implemented_once_per_function(config, seed):
+    result = grade_submission(REPO / "assignments" / "02_where" / "02_where.ipynb", config,
+                              GradingOptions(seed=seed, sandbox="inprocess", functions={"selu"}))
+    failed = [c for c in result.checks if not c.passed]
+    assert len(failed) >= 2
+    how_to_fix = messages.text("call.not_implemented", function="selu")
+    everything = "\n".join(c.feedback for c in failed)
+    assert everything.count(how_to_fix) == 1 and how_to_fix in failed[0].feedback
+    assert all(c.feedback == messages.text("call.not_implemented_above", function="selu") for c in failed[1:])

@@ -144,6 +144,7 @@ ENGLISH: dict[str, str] = {
     "call.missing_not_implemented": "`{function}` is not implemented yet: its cell still raises NotImplementedError, so it is not defined. Replace `raise NotImplementedError()` in that cell with your code.",
     "call.not_callable": "`{function}` is of type {type_name}, not a function. Define it with `def {function}(...)`.",
     "call.not_implemented": "`{function}` is not implemented yet: replace `raise NotImplementedError()` with your code.",
+    "call.not_implemented_above": "`{function}` is not implemented yet (see above).",
     "call.raised": "{call} raised {error_type}: {error}",
     "call.timeout": "{call} used more than {seconds:g} s of CPU time (an infinite loop?). The check was stopped.",
     "call.busy": "{call} was not graded: twice the grading machine was too busy to finish it, though it had CPU time left. This is not your code's fault: the submission is marked to be graded again.",

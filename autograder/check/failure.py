@@ -28,6 +28,9 @@ class FailureKind(enum.Enum):
     PROPERTY = "property"
     # The student's code is missing, raised, or ran out of time or memory.
     STUDENT_CODE = "student_code"
+    # The function is still the released stub (it raises NotImplementedError): said once per function,
+    # since every check of it fails for this one reason.
+    NOT_IMPLEMENTED = "not_implemented"
     # The kit itself failed: never reported as the student's mistake.
     INTERNAL = "internal"
 

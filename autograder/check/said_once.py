@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from autograder.catalog import messages
+from autograder.check.failure import Failure, FailureKind
 from autograder.check.results import CheckResult
 
 # A line shorter than this is not an explanation (a label) and does not count as said.
@@ -20,13 +22,18 @@ MIN_EXPLANATION_CHARS = 40
 def say_each_thing_once(checks: list[CheckResult]) -> list[CheckResult]:
     """`checks` with every piece of advice and every hint already given for the same function left out, and
     a pointer up to it said instead; a detail that shows what an earlier check showed (the same row of
-    wrong values) points up too."""
+    wrong values) points up too; "not implemented yet" is said in full by a function's first check only."""
     seen: dict[str, set[str]] = {}
+    stubs: set[str] = set()
     kept = []
     for check in checks:
         failure = check.failed_with
         if failure is None or failure.not_checked_because is not None:
             kept.append(check)
+            continue
+        if failure.kind is FailureKind.NOT_IMPLEMENTED:
+            kept.append(_stub_said_once(check, failure, check.function in stubs))
+            stubs.add(check.function)
             continue
         said = seen.setdefault(check.function, set())
         advice = tuple(a for a in failure.advice if a not in said)
@@ -37,6 +44,15 @@ def say_each_thing_once(checks: list[CheckResult]) -> list[CheckResult]:
             check = check.failing_with(dataclasses.replace(failure, advice=advice, hints=hints, said_above=True))
         kept.append(check)
     return kept
+
+
+def _stub_said_once(check: CheckResult, failure: Failure, said: bool) -> CheckResult:
+    """A stub fails every check of its function for one reason: the first check says how to fix it, the
+    others only that the function is not implemented yet."""
+    if not said:
+        return check
+    short = messages.text("call.not_implemented_above", function=check.function)
+    return check.failing_with(dataclasses.replace(failure, detail=short, advice=(), hints=()))
 
 
 def _explanations(detail: str) -> list[str]:

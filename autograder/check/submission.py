@@ -490,7 +490,8 @@ def _error_failure(error: ChildError, call: str, function: str, raised_template:
         detail = messages.text("call.raised", call=call, error_type="an error", error=error.message or error.kind.value)
     else:
         detail = explain(error, call, function)
-    return Failure(detail, FailureKind.STUDENT_CODE, call=call)
+    stub = error.kind is ErrorKind.MISSING and bool(error.not_implemented_cells)
+    return Failure(detail, FailureKind.NOT_IMPLEMENTED if stub else FailureKind.STUDENT_CODE, call=call)
 
 
 # What a student is told for each kind of failure (RAISED, with its hints, is _raised_failure).
@@ -512,7 +513,8 @@ _FEEDBACK_BY_KIND: dict[ErrorKind, Callable[[ChildError, str, str], str]] = {
 
 def _raised_failure(error: ChildError, call: str, function: str, raised_template: str, fields: dict) -> Failure:
     if error.is_not_implemented:
-        return Failure(messages.text("call.not_implemented", function=function), FailureKind.STUDENT_CODE, call=call)
+        return Failure(messages.text("call.not_implemented", function=function), FailureKind.NOT_IMPLEMENTED,
+                       call=call)
     first = error.message.splitlines()[0] if error.message else ""
     detail = messages.text(raised_template, call=call, error_type=error.type, error=first, **fields)
     location = _location(error.where)

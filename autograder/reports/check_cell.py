@@ -95,9 +95,21 @@ def _row(check) -> str:
              + _td(status, f"color:{color}"))
     row = f'<tr style="{_ROW}">{cells}</tr>'
     if not check.passed and check.feedback:
-        feedback = "<br>".join(_inline(line) for line in check.feedback.splitlines())
+        feedback = "<br>".join(_feedback_line(line) for line in check.feedback.splitlines())
         row += f'<tr style="{_ROW}">{_td("")}{_td(feedback, "padding:0 8px 6px 8px", colspan=4)}</tr>'
     return row
+
+
+# An indented line of feedback is laid out by its spaces (the got and expected rows of wrong values, an
+# excerpt of code): in a proportional font, with HTML collapsing spaces, its columns would not line up.
+_LAID_OUT = "font-family:SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;white-space:pre"
+
+
+def _feedback_line(line: str) -> str:
+    """One line of a check's feedback: prose as text, an indented line in monospace with its spaces kept."""
+    if line[:1].isspace():
+        return f'<span class="autograder-laid-out" style="{_LAID_OUT}">{html.escape(line, quote=False)}</span>'
+    return _inline(line)
 
 
 def _inline(line: str) -> str:
