@@ -10,6 +10,7 @@ from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.preprocessors import Execute, OverwriteCells
 
 from autograder.integrations import nbgrader_converters
+from autograder.integrations.nbgrader_inert_outputs import KeepInertOutputs
 from autograder.integrations.nbgrader_preprocessors import ExecuteUntilKernelDies, RestoreMissingCheckCells
 from autograder.integrations.nbgrader_sandboxed_grades import (
     FailWhereSandboxFailed,
@@ -84,9 +85,14 @@ def _replaced(steps, original, replacement):
     return [replacement if step is original else step for step in steps]
 
 
-c.Autograde.autograde_preprocessors = [*_after(_replaced(
+# KeepInertOutputs, after the sandboxed grading (autograder/integrations/nbgrader_inert_outputs.py): the
+# autograded notebook, which the formgrader shows the instructor and feedback shows the student, keeps only
+# text and bitmaps (no HTML, JavaScript, SVG, widgets or raw HTML in markdown), so nothing a student's
+# notebook produced runs in either browser.
+c.Autograde.autograde_preprocessors = [*_after(_after(_replaced(
     Autograde.class_traits()["autograde_preprocessors"].default(), Execute, ExecuteUntilKernelDies),
-    ExecuteUntilKernelDies, GradeCheckCellsInSandbox), FailWhereSandboxFailed]
+    ExecuteUntilKernelDies, GradeCheckCellsInSandbox), GradeCheckCellsInSandbox, KeepInertOutputs),
+    FailWhereSandboxFailed]
 c.Autograde.sanitize_preprocessors = _replaced(
     Autograde.class_traits()["sanitize_preprocessors"].default(), OverwriteCells, RestoreMissingCheckCells)
 # Feedback pages show each check cell's points beside it; its value (the points nbgrader read) is dropped.

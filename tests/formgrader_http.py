@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
+
+from autograder.integrations.release import nbgrader_environment
 
 
 def get_with_token(url: str, token: str, *, attempts: int = 600) -> tuple[int, str]:
@@ -19,3 +25,17 @@ def get_with_token(url: str, token: str, *, attempts: int = 600) -> tuple[int, s
         except (ConnectionError, urllib.error.URLError):
             time.sleep(0.5)
     raise AssertionError(f"the formgrader never answered {url}")
+
+
+def start_formgrader(root: Path, token: str) -> tuple[subprocess.Popen, str]:
+    """A real Jupyter server with nbgrader's formgrader on the course `root`; (the server, its base URL)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root", f"--port={port}",
+         "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+         "--ServerApp.jpserver_extensions={'nbgrader.server_extensions.formgrader': True}"],
+        cwd=root, env=nbgrader_environment() | {"JUPYTER_CONFIG_DIR": str(root / ".jupyter")},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return server, f"http://127.0.0.1:{port}"
