@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Callable
 
 # Only what starting the zygote needs: it starts before this process imports pytest, numpy
 # and JAX (seconds, see _Worker), so that both import at the same time.
-from autograder import grading_config
+from autograder import course_suites, grading_config
 from autograder.catalog import messages
 from autograder.grade import worker_handle
 from autograder.grade.run_options import RunOptions
@@ -75,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     # clean-room runner (sandbox.program_runner), never here. A cap all the same.
     resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
     run = RunOptions.from_json((sys.__stdin__ or sys.stdin).readline())  # the parent's, before any job
+    # The course's own suites and catalogs join the kit's here too, as reading its grading.toml did in the parent.
+    course_suites.use(run.config.course)
     worker = _Worker(args, run, os.fdopen(args.report_fd, "w", buffering=1))
     from autograder.check import suite_session
 
