@@ -41,6 +41,17 @@ def replaced_terms() -> list[Replaced]:
     return rows
 
 
+def kept_in_english() -> frozenset[str]:
+    """The words Korean text keeps in English: GLOSSARY.md's list (its section "Words Korean text keeps in
+    English") and each assignment catalog's KEPT_IN_ENGLISH, lower case."""
+    from autograder.catalog import assignment_catalogs
+
+    section = GLOSSARY.read_text(encoding="utf-8").split("## Words Korean text keeps in English", 1)[1]
+    listed = section.split("```text", 1)[1].split("```", 1)[0].split()
+    own = [word for catalog in assignment_catalogs.found() for word in getattr(catalog, "KEPT_IN_ENGLISH", ())]
+    return frozenset(word.lower() for word in [*listed, *own])
+
+
 def glossary_breaches(text: str, terms: list[Replaced]) -> list[str]:
     """The replaced words `text` uses in its prose, each with the word to use instead.
 

@@ -5,8 +5,9 @@ mistake of 09 and 10) is graded
 with Korean feedback; every note, check name and failed check's feedback must
 read as Korean. Allowed in English: code spans and quoted values, identifiers
 and calls (`sum_init(f32[8], 5)`), an English gloss in parentheses after a
-Korean word, the words the glossary keeps in English (jit, tracer, pytree, key,
-...), Python's type names, and the error text JAX (or the student's code)
+Korean word, the words kept in English (GLOSSARY.md's list: jit, tracer,
+pytree, key, ..., Python's type names; and an assignment's own in its
+catalog's KEPT_IN_ENGLISH), and the error text JAX (or the student's code)
 raised, which follows `<Name>Error: ` and stays as JAX prints it.
 """
 
@@ -16,22 +17,14 @@ import re
 
 import pytest
 from corpus_cases import MistakeCase, mistakes
+from korean_glossary import kept_in_english
 
 from autograder.catalog import messages
 from autograder.grade.pipeline import GradingOptions, grade_submission
 
-# The words GLOSSARY.md keeps in English (with 09's autodiff and 10's device words), the names
-# that JAX and Python print, the graded functions' parameters, and people's names (Welford, Newton, Rosenbrock).
-KEPT_IN_ENGLISH = frozenset("""
-    jit jax tracer tracers trace traced tracing pytree pytrees leaf leaves key keys subkey subkeys carry vmap grad
-    static_argnums static_argnames has_aux in_axes lax cond scan jaxpr jaxprs unroll api prng
-    python numpy nan inf dtype dtypes shape float32 int32 uint32 bool int float str tuple cpu mib faq
-    relu tanh sigmoid selu mse aux params grads xs ys hs x y n m i j t w b true false none
-    num negate rate decay axis name index value values mask seed num_steps num_iters num_bins learning_rate
-    log exp sqrt count mean delta stats predictions residuals welford newton rosenbrock
-    jacobian hessian forward reverse mode tangent tangents primal primals pullback quickstart
-    collective collectives all reduce mesh shard shards sharding
-    """.split())
+# The words GLOSSARY.md and the assignments' catalogs keep in English: JAX's and Python's own words, the graded
+# functions' parameters, the names the exercises use.
+KEPT_IN_ENGLISH = kept_in_english()
 _QUOTED = re.compile(r"`[^`]*`|'[^'\n]*'|\"[^\"\n]*\"|<[^>\n]*>")
 _GLOSS = re.compile(r"(?<=[가-힣])\([A-Za-z][A-Za-z .,'-]*\)")  # 거듭제곱법(power iteration)
 _RAISED = re.compile(r"예외가 발생했습니다: |\w*(?:Error|Exception|Warning): ")  # JAX's own text follows
@@ -93,4 +86,6 @@ def test_korean_feedback_on_a_corpus_mistake_has_no_english_prose(case, config, 
         messages.choose(None)
     names = set(config.functions(case.assignment))
     english = {text: english_words(text, names) for text in texts if english_words(text, names)}
-    assert not english, f"{case.id}: English in the Korean feedback: {english}"
+    assert not english, (f"{case.id}: English in the Korean feedback: {english}. Translate it in ko.po; a word "
+                         "Korean keeps in English (JAX's own) goes in GLOSSARY.md's list, or in the assignment's "
+                         "catalog's KEPT_IN_ENGLISH if it is that assignment's alone")

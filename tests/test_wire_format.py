@@ -10,7 +10,14 @@ import pytest
 
 from autograder.check.submission import TypedKey
 from autograder.protocol import framing
-from autograder.protocol.wire_format import WireFormatError, array_from_bytes, array_to_bytes, decode, encode
+from autograder.protocol.wire_format import (
+    EXTENDED_DTYPES,
+    WireFormatError,
+    array_from_bytes,
+    array_to_bytes,
+    decode,
+    encode,
+)
 
 
 def _plain(leaf):
@@ -135,3 +142,55 @@ def test_a_list_of_hundreds_of_arrays_crosses_on_both_backends(backend, tmp_path
         if backend == "os":
             transport.close()
     assert len(values) == 500 and float(values[499]) == 499.0
+
+
+# --- every dtype JAX has crosses ---------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(EXTENDED_DTYPES))
+def test_every_reduced_precision_dtype_jax_holds_crosses_with_its_bits(name):
+    import ml_dtypes
+
+    if not hasattr(ml_dtypes, name):  # an older ml_dtypes: JAX cannot hold it either, and it is refused
+        with pytest.raises(WireFormatError):
+            decode({"__array__": 0, "dtype": name}, [np.zeros(2, np.uint8)], lambda a: a, lambda d, i: None)
+        return
+    sent = np.arange(-3, 3).astype(getattr(ml_dtypes, name)).reshape(2, 3)
+    skeleton, arrays = encode((sent, "x"), _plain)
+    back = decode(skeleton, [array_from_bytes(array_to_bytes(a)) for a in arrays], lambda a: a, lambda d, i: None)
+    assert back[0].dtype == sent.dtype and back[0].tobytes() == sent.tobytes() and back[1] == "x"
+
+
+def test_numpys_own_float16_crosses_as_itself():
+    skeleton, arrays = encode(np.ones(3, np.float16), _plain)
+    assert skeleton == {"__array__": 0} and arrays[0].dtype == np.float16
+
+
+@pytest.mark.parametrize("claimed", ["float128", "object", ["bfloat16"], "int4"])
+def test_bits_claimed_as_a_dtype_they_cannot_be_are_refused(claimed):
+    """A name outside the list, or bits of another size than the named dtype's (int4's are one byte), fail."""
+    bits = np.zeros(3, np.uint16)
+    with pytest.raises(WireFormatError):
+        decode({"__array__": 0, "dtype": claimed}, [bits], lambda a: a, lambda d, i: None)
+
+
+def test_a_student_function_gets_and_returns_bfloat16_and_is_compared_as_numbers(tmp_path):
+    from autograder.check import compare
+    from autograder.check.submission import Submission
+    from autograder.load.submission_source import read
+    from autograder.sandbox.inprocess import InProcessTransport, load_namespace
+
+    notebook = tmp_path / "mixed.py"
+    notebook.write_text("import jax.numpy as jnp\n\ndef matmul(a, b):\n    return (a @ b).astype(jnp.bfloat16)\n")
+    namespace, report = load_namespace(read(notebook), 60)
+    submission = Submission(InProcessTransport(namespace, report, 30, 240), report.notes)
+    import ml_dtypes
+
+    a, b = (np.linspace(-1, 1, n * 4).reshape(shape).astype(ml_dtypes.bfloat16) for n, shape in ((3, (3, 4)),
+                                                                                                 (2, (4, 2))))
+    got = submission.call_with("matmul", (a, b))
+    assert got.dtype == ml_dtypes.bfloat16
+    compare.assert_close(got, a.astype(np.float32) @ b.astype(np.float32), call="matmul(bf16[3, 4], bf16[4, 2])",
+                         rtol=1e-2, atol=1e-2)  # a bfloat16 result: 8 bits of mantissa
+    with pytest.raises(AssertionError, match="returned dtype bfloat16, expected float32"):
+        compare.assert_close(got, np.zeros((3, 2), np.float32), call="matmul(bf16[3, 4], bf16[4, 2])",
+                             check_dtype=True)

@@ -2,7 +2,9 @@
 
 Adding an assignment adds its catalog there and edits no shared file but the
 translations. A catalog module defines ENGLISH (its sentences, and the
-recipe level of its hints), IDEAS and APIS (the first two hint levels).
+recipe level of its hints), IDEAS and APIS (the first two hint levels), and
+may define KEPT_IN_ENGLISH, the words its Korean text keeps in English beside
+those of catalog/locale/GLOSSARY.md (read by the Korean feedback's test).
 They are found by name, not imported by a statement, so the sandbox child
 (whose view holds only the modules it imports) and the student package
 (which ships no suites) never hold the suites' advice, which may quote

@@ -80,8 +80,8 @@ def _describe_value(value: Any) -> str:
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
             return f"{value.dtype.name}({value.item()!r})"
-        short = {"float32": "f32", "int32": "i32", "bool": "bool", "uint32": "u32",
-                 "float64": "f64"}.get(value.dtype.name, value.dtype.name)
+        short = {"float32": "f32", "int32": "i32", "bool": "bool", "uint32": "u32", "float64": "f64",
+                 "float16": "f16", "bfloat16": "bf16"}.get(value.dtype.name, value.dtype.name)
         return f"{short}{list(value.shape)}"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {_describe_value(v)}" for k, v in value.items()) + "}"

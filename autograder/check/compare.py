@@ -13,6 +13,7 @@ import numpy as np
 
 from autograder.catalog import messages
 from autograder.check.failure import fail
+from autograder.protocol import wire_format
 
 # (rtol, atol) by dtype; docs/curriculum.md: float32 rtol 1e-5, atol 1e-6.
 TOLERANCES = {
@@ -193,7 +194,7 @@ def _assert_leaf_close(actual: Any, expected: Any, *, call: str, rtol, atol, che
     default_rtol, default_atol = TOLERANCES.get(want.dtype.name, (0.0, 0.0))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
-    if got.dtype.kind not in "biufc":
+    if got.dtype.kind not in "biufc" and wire_format.extended_name(got) is None:  # bfloat16, float8... are numbers
         raise fail(messages.text("check.wrong_dtype", call=call, actual=got.dtype, expected=want.dtype), call=call)
     g = got.astype(np.float64) if got.dtype.kind != "c" else got
     w = want.astype(np.float64) if want.dtype.kind != "c" else want

@@ -6,6 +6,13 @@ turns it into a JSON-able skeleton plus a list of `np.ndarray`s; `decode`
 reverses that. Arrays cross as `np.save` bytes read back with
 `allow_pickle=False`, so nothing that crosses can run code or lie about its
 type: the receiver gets exact `np.ndarray`s of numeric dtype or an error.
+
+Every dtype JAX holds crosses: NumPy's own numeric kinds (bool, integers,
+float16/32/64, complex) as they are, and the reduced-precision types JAX
+takes from ml_dtypes (bfloat16, the float8 and float4 formats, int4 and
+int2), which `np.save` cannot name, as their bits in an unsigned integer
+array with the type's name beside it in the skeleton. The receiver views the
+bits as that type again, for a name of EXTENDED_DTYPES only.
 """
 
 from __future__ import annotations
@@ -15,8 +22,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-# Anything else (object, string, void, datetime arrays) is refused.
+# Anything else (object, string, void, datetime arrays) is refused, but for EXTENDED_DTYPES.
 _ALLOWED_KINDS = frozenset("biufc")
+# The reduced-precision dtypes JAX holds (jax.numpy's bfloat16, float8_*, int4...), by their ml_dtypes names;
+# one the installed ml_dtypes lacks is refused like any unknown dtype.
+EXTENDED_DTYPES = frozenset({
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float4_e2m1fn", "int4", "uint4", "int2", "uint2",
+})
+_BITS = {1: np.uint8, 2: np.uint16}  # an extended dtype's bits cross as unsigned integers of its size
 MAX_DEPTH = 32
 # Enough for a list of a few thousand per-step values; the pipe's frames cap the bytes.
 MAX_ARRAYS = 4096
@@ -84,6 +98,10 @@ def encode(value: Any, to_array: Callable[[Any], np.ndarray | None]) -> tuple[An
             key_data, impl = converted
             arrays.append(_checked_array(key_data, path))
             return {"__key__": len(arrays) - 1, "impl": str(impl)}
+        name = extended_name(converted)
+        if name is not None:  # its bits, and its name to view them as
+            arrays.append(converted.view(_BITS[converted.dtype.itemsize]))
+            return {"__array__": len(arrays) - 1, "dtype": name}
         arrays.append(_checked_array(converted, path))
         return {"__array__": len(arrays) - 1}
 
@@ -109,7 +127,8 @@ def decode(skeleton: Any, arrays: list[np.ndarray], make_array: Callable, make_k
                     raise WireFormatError("malformed dict")
                 return {str(k): walk(v, depth + 1) for k, v in inner.items()}
             if "__array__" in node:
-                return make_array(_array_at(arrays, node["__array__"]))
+                array = _array_at(arrays, node["__array__"])
+                return make_array(_as_extended(array, node["dtype"]) if "dtype" in node else array)
             if "__key__" in node:
                 return make_key(_array_at(arrays, node["__key__"]), str(node.get("impl")))
         raise WireFormatError(f"malformed value skeleton: {str(node)[:80]}")
@@ -130,6 +149,25 @@ def array_from_bytes(data: bytes) -> np.ndarray:
     except Exception as error:
         raise WireFormatError(f"not a plain array: {error}") from None
     return _checked_array(array, "array")
+
+
+def extended_name(array: Any) -> str | None:
+    """The EXTENDED_DTYPES name of `array`'s dtype (bfloat16...), or None for any other array or value."""
+    if type(array) is not np.ndarray or array.dtype.name not in EXTENDED_DTYPES:
+        return None
+    return array.dtype.name if array.dtype.type.__module__ == "ml_dtypes" else None
+
+
+def _as_extended(bits: np.ndarray, name: Any) -> np.ndarray:
+    """`bits` viewed as the extended dtype `name`, refused unless the name is one of EXTENDED_DTYPES and
+    the bits are unsigned integers of its size."""
+    import ml_dtypes
+
+    known = type(name) is str and name in EXTENDED_DTYPES and hasattr(ml_dtypes, name)
+    dtype = np.dtype(getattr(ml_dtypes, name)) if known else None
+    if dtype is None or bits.dtype != np.dtype(_BITS.get(dtype.itemsize, np.void)):
+        raise WireFormatError(f"an array of {str(name)[:40]!r} that is not one (bits {bits.dtype})")
+    return bits.view(dtype)
 
 
 def _checked_array(array: Any, path: str) -> np.ndarray:

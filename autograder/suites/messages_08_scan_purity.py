@@ -57,3 +57,7 @@ APIS: dict[str, tuple[str, ...]] = {
     "08_scan_purity.running_stats_update.impure": ("pure functions (JAX's sharp bits)",),
     "08_scan_purity.running_stats_update.not_repeatable": ("pure functions (JAX's sharp bits)",),
 }
+
+# The words this assignment's Korean text keeps in English, beside GLOSSARY.md's list for every assignment:
+# the name of the algorithm running_stats_update implements.
+KEPT_IN_ENGLISH: tuple[str, ...] = ("welford",)

@@ -50,3 +50,10 @@ APIS: dict[str, tuple[str, ...]] = {
     "09_autodiff.safe_norm.gradient": ("jax.custom_jvp", "jax.numpy.where"),
     "09_autodiff.safe_norm.use_custom_jvp": ("jax.custom_jvp",),
 }
+
+# The words this assignment's Korean text keeps in English, beside GLOSSARY.md's list for every assignment:
+# JAX's autodiff vocabulary (students search JAX's documentation with it), and Newton's and Rosenbrock's names.
+KEPT_IN_ENGLISH: tuple[str, ...] = (
+    "jacobian", "hessian", "forward", "reverse", "mode", "tangent", "tangents", "primal", "primals", "pullback",
+    "quickstart", "newton", "rosenbrock",
+)

@@ -48,3 +48,7 @@ APIS: dict[str, tuple[str, ...]] = {
     "10_parallel.data_parallel_step.replicated": ("jax.lax.pmean",),
     "10_parallel.data_parallel_step.collective": ("jax.lax.pmean", "jax.lax.psum"),
 }
+
+# The words this assignment's Korean text keeps in English, beside GLOSSARY.md's list for every assignment:
+# JAX's sharding words (장치 stays the word for device).
+KEPT_IN_ENGLISH: tuple[str, ...] = ("collective", "collectives", "all", "reduce", "mesh", "shard", "shards", "sharding")
