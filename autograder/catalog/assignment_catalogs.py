@@ -3,7 +3,9 @@
 Adding an assignment adds its catalog there and edits no shared file but the
 translations. A catalog module defines ENGLISH (its sentences, and the
 recipe level of its hints), IDEAS and APIS (the first two hint levels), and
-may define KEPT_IN_ENGLISH, the words its Korean text keeps in English beside
+may define CHECK_NAMES, the names of the graded properties only its suite
+has (the common ones, "correct" and "jittable", are catalog/messages.py's),
+and KEPT_IN_ENGLISH, the words its Korean text keeps in English beside
 those of catalog/locale/GLOSSARY.md (read by the Korean feedback's test).
 They are found by name, not imported by a statement, so the sandbox child
 (whose view holds only the modules it imports) and the student package
@@ -20,6 +22,7 @@ from types import ModuleType
 
 PACKAGE = "autograder.suites"
 PREFIX = "messages_"
+CHECK_NAME_PREFIX = "check_name."  # the catalog key of a graded property's name: "check_name.<English name>"
 
 
 def found() -> list[ModuleType]:
@@ -39,3 +42,8 @@ def merge(into: dict, entries: dict, source: str) -> None:
         raise ValueError(f"{source} defines {clashes[:3]}, which another catalog already defines; "
                          "keys are unique: prefix each with its assignment's name")
     into.update(entries)
+
+
+def check_names(catalog: ModuleType) -> dict[str, str]:
+    """A catalog's CHECK_NAMES as catalog entries, key "check_name.<name>" and the English name itself."""
+    return {CHECK_NAME_PREFIX + name: name for name in getattr(catalog, "CHECK_NAMES", ())}

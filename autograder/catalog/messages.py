@@ -710,7 +710,7 @@ def has(key: str) -> bool:
     return key in ENGLISH
 
 
-CHECK_NAME_PREFIX = "check_name."
+CHECK_NAME_PREFIX = assignment_catalogs.CHECK_NAME_PREFIX
 
 
 def check_name(prop: str) -> str:
@@ -723,9 +723,11 @@ def check_name(prop: str) -> str:
     return _template(key) if key in ENGLISH else prop
 
 
-# Each assignment's own sentences (hint_ideas merged their ideas and APIs the same way).
+# Each assignment's own sentences (hint_ideas merged their ideas and APIs the same way), and the names of its own
+# graded properties (CHECK_NAMES: those no other assignment has), translated as every "check_name." key.
 for _catalog in assignment_catalogs.found():
     assignment_catalogs.merge(ENGLISH, _catalog.ENGLISH, _catalog.__name__)
+    assignment_catalogs.merge(ENGLISH, assignment_catalogs.check_names(_catalog), _catalog.__name__)
 
 # The first level of every hint: its idea (hint_ideas.py), translated like any sentence.
 ENGLISH.update({f"{key}.idea": idea for key, idea in hint_ideas.IDEAS.items()})
