@@ -47,7 +47,7 @@ KIT_MODULES = (
     "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py", "child/older_jax_exports.py",
     "protocol/wire_format.py", "protocol/errors.py", "protocol/requests.py", "load/submission_source.py",
     "load/assignment_names.py", "load/example_cells.py",
-    "load/bounded_json.py",
+    "load/bounded_json.py", "load/regular_file.py",
     "protocol/program_facts.py", "protocol/program_failures.py", "protocol/placements.py",
     "cleanroom/__init__.py", "cleanroom/programs.py", "cleanroom/module_walk.py",
     "cleanroom/allowed_operations.py",
