@@ -98,7 +98,7 @@ ALLOWED_OPERATIONS = (_MODULE | _ELEMENTWISE | _ARRAYS | _REDUCTIONS | _CONTROL 
 # makes shapes dynamic (the grader exports with concrete shapes: module_walk refuses unknown sizes too).
 NEVER_RUN = frozenset({
     "stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv", "stablehlo.create_token",
-    "stablehlo.after_all", "stablehlo.async_start", "stablehlo.async_done",
+    "stablehlo.after_all",
     "stablehlo.dynamic_broadcast_in_dim", "stablehlo.dynamic_conv", "stablehlo.dynamic_gather",
     "stablehlo.dynamic_iota", "stablehlo.dynamic_pad", "stablehlo.dynamic_reshape", "stablehlo.real_dynamic_slice",
     "stablehlo.get_dimension_size", "stablehlo.set_dimension_size",
