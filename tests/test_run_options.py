@@ -74,3 +74,24 @@ def test_a_worker_grades_with_the_config_it_was_sent_not_the_grading_toml_on_dis
                                   jobs=1)
     assert result["extra_data"]["max_score"] == 2 * CONFIG.assignment_total(ASSIGNMENT)
     assert result["score"] == result["extra_data"]["max_score"], result
+
+
+def test_while_a_command_runs_its_language_is_a_value_not_the_environment(monkeypatch):
+    monkeypatch.setenv(messages.LANGUAGE_VARIABLE, "en")
+    with messages.speaking("ko"):
+        assert messages.language() == "ko"
+        with messages.using("en"):  # a notebook's own language does not override the run's
+            assert messages.language() == "ko"
+    assert messages.language() == "en"
+
+
+def test_neither_command_line_sets_a_variable_for_the_processes_after_it(tmp_path, monkeypatch, capsys):
+    from autograder.student import cli as student_cli
+
+    monkeypatch.delenv(messages.LANGUAGE_VARIABLE, raising=False)
+    monkeypatch.delenv(messages.HINT_LEVEL_VARIABLE, raising=False)
+    missing = str(tmp_path / "missing.ipynb")
+    student_cli.main(["--lang", "ko", "check", missing])
+    cli.main(["--lang", "ko", "--hints", "idea", "--config", str(CONFIG.source), "check", missing])
+    capsys.readouterr()
+    assert messages.LANGUAGE_VARIABLE not in os.environ and messages.HINT_LEVEL_VARIABLE not in os.environ

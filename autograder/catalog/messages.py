@@ -531,18 +531,6 @@ def normalize(name: str | None) -> str | None:
     return None
 
 
-def choose_from_command_line(argv: list[str]) -> None:
-    """Use the language a command line asks for (`--lang ko`, `--lang=ko`), read before it is parsed, so that
-    its `--help` is in that language too; through $AUTOGRADER_LANG, which grading workers and sandbox
-    children inherit. Nothing changes when it names none."""
-    for index, argument in enumerate(argv):
-        given = argv[index + 1] if argument == "--lang" and index + 1 < len(argv) else (
-            argument.split("=", 1)[1] if argument.startswith("--lang=") else None)
-        if given is not None:
-            os.environ[LANGUAGE_VARIABLE] = normalize(given) or "en"
-            return
-
-
 def translate_help(parser: argparse.ArgumentParser) -> None:
     """`parser`'s and its commands' --help frame in the current language: the usage prefix, the two option
     groups' titles and -h's own help (argparse writes them in English, whatever the language)."""

@@ -22,7 +22,15 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    messages.choose_from_command_line(sys.argv[1:] if argv is None else argv)  # before the parser: --help too
+    arguments = sys.argv[1:] if argv is None else argv
+    # The run's language (--lang, else $AUTOGRADER_LANG, else each notebook's own): read here once, before the
+    # parser so that its --help is in it too, and a value of the run from here on.
+    with messages.speaking(messages.asked_for(arguments)):
+        args = _parsed(arguments)
+        return args.command(args)
+
+
+def _parsed(arguments: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="autograder", description=messages.text("cli.help_student_description"))
     parser.add_argument("--lang", metavar="LANG", help=messages.text("cli.help_lang"))
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -33,10 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # accepted; the inputs are the recorded ones
     check.set_defaults(command=_check)
     messages.translate_help(parser)
-    args = parser.parse_args(argv)
-    if args.lang:
-        os.environ[messages.LANGUAGE_VARIABLE] = messages.normalize(args.lang) or "en"
-    return args.command(args)
+    return parser.parse_args(arguments)
 
 
 def _check(args) -> int:
