@@ -57,6 +57,12 @@ class AssignmentPlan:
         return self.root / "suites" if self.in_course else self.root / "autograder" / "suites"
 
     @property
+    def translations(self) -> Path:
+        """The Korean catalog the assignment's sentences are translated in: the kit's, or the course's own."""
+        return self.suites / "locale" / "ko.po" if self.in_course else self.root / "autograder" / "catalog" / \
+            "locale" / "ko.po"
+
+    @property
     def suite(self) -> Path:
         return self.suites / f"test_{self.name}.py"
 

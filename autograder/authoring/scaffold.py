@@ -67,7 +67,8 @@ def new_assignment(root: Path, name: str, functions: list[str]) -> Scaffold:
     points: dict[str, float] = {function: POINTS for function in chosen.functions}
     created = [
         _write(chosen.suite, _suite(chosen)),
-        _write(chosen.catalog, templates.fill("messages.py.tmpl", name=chosen.name)),
+        _write(chosen.catalog, templates.fill("messages.py.tmpl", name=chosen.name,
+                                              translations=chosen.translations.relative_to(chosen.root))),
         _write_notebook(chosen.english_notebook, notebook(chosen, "en", points)),
         _write_notebook(chosen.korean_notebook, notebook(chosen, "ko", points)),
         *([] if chosen.in_course else _corpus(chosen)),
