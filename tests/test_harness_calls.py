@@ -1,0 +1,64 @@
+"""The kit's harnesses compute a derivative of a derivative under jax.jit, and as it is where that cannot trace.
+
+child/harnesses: a Hessian run eagerly compiles one small program per
+operation; under jax.jit, one. A student's function that cannot be traced
+still gets its values judged (its jittability is a check of its own).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from autograder.child import harnesses
+
+
+def _traced_calls(build):
+    """How many times the function `build` returns is traced, per call through the harness."""
+    traced = []
+
+    def returned(f):
+        def hessian_of_f(x):
+            traced.append(isinstance(x, jax.core.Tracer))
+            return jax.hessian(f)(x)
+        return hessian_of_f
+
+    return traced, build(returned)
+
+
+def test_a_hessian_that_can_be_traced_runs_as_one_program():
+    traced, call = _traced_calls(harnesses.returned_function)
+    x = np.linspace(-1.0, 1.0, 5, dtype=np.float32)
+    result = call("rosenbrock", x)
+    assert traced == [True], "called eagerly, not under jax.jit"
+    expected = jax.hessian(harnesses._functions_to_differentiate()["rosenbrock"])(jnp.asarray(x))
+    np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_hessian_that_cannot_be_traced_is_called_as_it_is_with_the_same_values():
+    def hessian(f):
+        def returned(x):
+            if float(x[0]) > 100:  # Python control flow on a value: no jax.jit
+                raise AssertionError("not reached")
+            return jax.hessian(f)(x)
+        return returned
+
+    x = np.linspace(-1.0, 1.0, 5, dtype=np.float32)
+    result = harnesses.wrap("returned_function", "hessian", hessian)("log_sum_exp", x)
+    expected = jax.hessian(jax.nn.logsumexp)(jnp.asarray(x))
+    np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_stub_raises_its_own_error_through_the_harness():
+    def per_example_grads(loss, params, xs, ys):
+        raise NotImplementedError("per_example_grads is not implemented yet")
+
+    call = harnesses.wrap("with_loss", "per_example_grads", per_example_grads)
+    params = {"w": np.ones(3, np.float32), "b": np.float32(0.0)}
+    try:
+        call("squared_error", params, np.ones((4, 3), np.float32), np.ones(4, np.float32))
+    except NotImplementedError as error:
+        assert "not implemented yet" in str(error)
+    else:
+        raise AssertionError("the stub's NotImplementedError did not come through")
