@@ -5,7 +5,8 @@ nbgrader `<student>/<assignment>/` folder, a Gradescope `submission_<id>/`, a
 Classroom repository, Gradescope's /autograder/submission/) holds several
 notebooks or .py files of one assignment, the graded one is, in this order:
 
-1. the notebook whose metadata (`autograder.assignment`) names the assignment;
+1. the notebook whose metadata (`autograder.assignment`) names the assignment
+   (read within a small, fixed budget per student: MAX_METADATA_READS);
 2. the file named `<assignment>.ipynb`;
 3. the newest (modification time: the student's upload sets it, so it only
    breaks ties), then the first by path, so the choice never depends on order.
@@ -33,7 +34,12 @@ from autograder.load import bounded_json
 from autograder.load.assignment_names import assignment_in_file_name
 from autograder.load.submission_identity import EMPTY_FOLDER_STAND_IN, FILE, Identity
 
-MAX_METADATA_READ_BYTES = 32 << 20  # as submission_source.MAX_SUBMISSION_BYTES: larger files are unreadable anyway
+# What choosing among one student's files may cost the batch parent, before anyone is graded: the metadata of
+# at most MAX_METADATA_READS notebooks, each at most MAX_METADATA_READ_BYTES, MAX_METADATA_BUDGET_BYTES in all.
+# A notebook beyond these is ranked by its name and time alone (its grading reads it under its own limits).
+MAX_METADATA_READ_BYTES = 2 << 20  # a notebook of this course with its outputs; a plot or two more
+MAX_METADATA_READS = 20
+MAX_METADATA_BUDGET_BYTES = 16 << 20
 MAX_FILES_LISTED = 10
 EntryKey = tuple[str, str, str]  # (layout, student, the entry: Identity.group)
 
@@ -97,7 +103,7 @@ def _entry(identity: Identity) -> EntryKey:
 def _one_per_assignment(files: list[Found], known: frozenset[str], override: str | None) -> list[Chosen]:
     if len(files) == 1:
         return [Chosen(files[0].path, files[0].root, files[0].identity)]
-    declared = {f.path: _declared_assignment(f.path) for f in files}
+    declared = _declared_within_budget([f.path for f in files])
     assignments = {f.path: assignment_of(f, declared[f.path], known, override) for f in files}
     named = {a for a in assignments.values() if a is not None}
     only = next(iter(named)) if len(named) == 1 else None
@@ -137,7 +143,7 @@ def rank(files: list[Found], assignment: str | None, declared: dict[Path, str | 
 def choose_in_folder(files: list[Path], assignment: str | None) -> tuple[Path, list[Path]]:
     """The file to grade among `files` (not empty) by the same rule, and the others (Gradescope's one submission)."""
     found = [Found(path, path.parent, Identity("", FILE)) for path in files]
-    ranked = rank(found, assignment, {f.path: _declared_assignment(f.path) for f in found})
+    ranked = rank(found, assignment, _declared_within_budget(files))
     return ranked[0].path, [f.path for f in ranked[1:]]
 
 
@@ -186,6 +192,30 @@ def _mtime(path: Path) -> float:
         return os.stat(path, follow_symlinks=False).st_mtime
     except OSError:
         return 0.0
+
+
+def _declared_within_budget(paths: list[Path]) -> dict[Path, str | None]:
+    """Each notebook's declared assignment, read within one student's budget (see MAX_METADATA_READS), in path
+    order so the choice never depends on the order found; None for a file beyond it."""
+    declared: dict[Path, str | None] = dict.fromkeys(paths)
+    reads = spent = 0
+    for path in sorted(paths, key=str):
+        size = _size(path)
+        if path.suffix != ".ipynb" or size is None or size > MAX_METADATA_READ_BYTES:
+            continue
+        if reads == MAX_METADATA_READS or spent + size > MAX_METADATA_BUDGET_BYTES:
+            break
+        reads, spent = reads + 1, spent + size
+        declared[path] = _declared_assignment(path)
+    return declared
+
+
+def _size(path: Path) -> int | None:
+    """The file's size as it stands (a link's own, never its target's), or None if it cannot be looked at."""
+    try:
+        return os.stat(path, follow_symlinks=False).st_size
+    except OSError:
+        return None
 
 
 def _declared_assignment(path: Path) -> str | None:
