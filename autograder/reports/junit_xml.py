@@ -41,9 +41,11 @@ rest. The input is the list of results.json dicts `grade_batch` returns.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -86,7 +88,9 @@ def write(results: list[dict], path: Path | str) -> None:
 
     The temporary name is random and created exclusively without following
     a symbolic link, so nothing planted there is opened; the rename replaces
-    whatever is at `path` (a symbolic link itself, not what it points to).
+    whatever is at `path` (a symbolic link itself, not what it points to),
+    and a directory there is moved aside with a note, as the out dir's own
+    writers do (reports/out_dir.py): the file is always written.
     The parent directory is created if it does not exist.
     """
     path = Path(path)
@@ -107,7 +111,13 @@ def write(results: list[dict], path: Path | str) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        try:
+            os.replace(temporary, path)
+        except OSError as error:
+            if error.errno not in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            _move_aside(path)
+            os.replace(temporary, path)
     except BaseException:
         try:
             os.unlink(temporary)
@@ -188,3 +198,11 @@ def _first_line(feedback: str) -> str:
 
 def _seconds(value: float) -> str:
     return f"{max(value, 0.0):.3f}"
+
+
+def _move_aside(path: Path) -> None:
+    """Rename the directory at `path` to a hidden name beside it, and say so (its contents stay as they were)."""
+    aside = path.with_name(f".{path.name}.replaced-{secrets.token_hex(4)}")
+    os.rename(path, aside)
+    print(f"autograder: {path} was a directory; moved it aside to {aside} and wrote the JUnit file in its place.",
+          file=sys.stderr)

@@ -37,8 +37,9 @@ from typing import Callable
 
 MAX_READ_BYTES = 64 << 20  # far above any results.json the grader writes
 MAX_NAME_BYTES = 120  # UTF-8 bytes of a name before any disambiguating suffix; file systems allow 255
-RESERVED_NAMES = frozenset({"grades.csv", "report.html",
-                            "shard.json"})  # written at the top of the out dir, beside the submissions' directories
+# Written at the top of the out dir, beside the submissions' directories: the batch's and merge's files, and
+# the JUnit file where the documented commands put it (`--junit-xml <out>/junit.xml`).
+RESERVED_NAMES = frozenset({"grades.csv", "report.html", "shard.json", "junit.xml"})
 
 _RDONLY_DIR = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0))
