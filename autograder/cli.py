@@ -460,11 +460,8 @@ def _new_assignment(args) -> int:
     from autograder.authoring.plan import ScaffoldError
     from autograder.authoring.scaffold import new_assignment
 
-    root = _root(args)
-    if root is None:
-        return 2
     try:
-        made = new_assignment(root, args.name, args.functions)
+        made = new_assignment(_root(args), args.name, args.functions)
     except ScaffoldError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
@@ -490,8 +487,6 @@ def _i18n_sync(args) -> int:
     from autograder.authoring.po_sync import sync_file
 
     root = _root(args)
-    if root is None:
-        return 2
     kit_catalogs, course_suites = root / "autograder" / "catalog", root / "suites"
     in_kit = (kit_catalogs / "messages.py").is_file()
     if not in_kit and not list(course_suites.glob("messages_*.py")):
@@ -516,15 +511,9 @@ def _i18n_sync(args) -> int:
     return 0
 
 
-def _root(args) -> Path | None:
-    """--root, else the course directory (course.locate); None, having said why, when there is none."""
-    if args.root is not None:
-        return Path(args.root)
-    try:
-        return course.locate(args.config).root
-    except course.CourseNotFound as error:
-        print(f"autograder: {error}", file=sys.stderr)
-        return None
+def _root(args) -> Path:
+    """--root, else the course directory (course.locate: its CourseNotFound is said by main)."""
+    return Path(args.root) if args.root is not None else course.locate(args.config).root
 
 
 def _course_po(locale: Path, language: str) -> Path:
