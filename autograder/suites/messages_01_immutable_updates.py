@@ -21,3 +21,18 @@ APIS: dict[str, tuple[str, ...]] = {
     "01_immutable_updates.histogram.dtype": ("jax.numpy.zeros(dtype=...)",),
     "01_immutable_updates.set_element.dtype": ("jax.numpy.ndarray.at",),
 }
+
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "negative index",
+    "jittable with index and value traced",
+    "dtype of x kept",
+    "correct with a vector of values",
+    "correct with a scalar value",
+    "no Python loop over the diagonal",
+    "duplicates counted",
+    "jittable with num_bins static",
+    "i == j leaves m unchanged",
+    "jittable with i and j traced",
+)

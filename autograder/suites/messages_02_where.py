@@ -24,3 +24,11 @@ APIS: dict[str, tuple[str, ...]] = {
     "02_where.masked_mean.empty": ("jax.numpy.where", "jax.numpy.maximum"),
     "02_where.safe_log.double_where": ("jax.numpy.where", "JAX FAQ: gradients contain NaN where using where"),
 }
+
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "no positive entries gives 0",
+    "empty mask gives 0, not NaN",
+    "gradient finite everywhere",
+)

@@ -38,3 +38,16 @@ APIS: dict[str, tuple[str, ...]] = {
     "03_control_flow.power_iteration.keep_traced": ("jax.lax.fori_loop",),
     "03_control_flow.collatz_steps.use_while_loop": ("jax.lax.while_loop",),
 }
+
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "jittable with negate traced",
+    "compiles once for both values of negate",
+    "uses lax.cond",
+    "num = 0 and num = len(x)",
+    "compiles once for many num",
+    "uses lax.fori_loop",
+    "compiles once for many num_iters",
+    "uses lax.while_loop",
+)

@@ -45,3 +45,15 @@ APIS: dict[str, tuple[str, ...]] = {
     "04_static_args.activation.unknown_fix": ("jax.jit(static_argnames=...)",),
     "04_static_args.run_steps.trace_fix": ("jax.jit",),
 }
+
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "traces once per distinct n",
+    "axis static by name",
+    "correct with axis by position",
+    "retraces only when axis changes",
+    "name static",
+    "ValueError for unknown names",
+    "no new traces after warm-up",
+)

@@ -57,3 +57,18 @@ APIS: dict[str, tuple[str, ...]] = {
     "05_grad_aux.fit.values": ("jax.numpy.array",),
     "05_grad_aux.fit.retrace": ("jax.jit",),
 }
+
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "correct values and structure",
+    "gradient matches the analytic formula",
+    "gradient matches finite differences of loss_with_aux",
+    "aux correct",
+    "correct new params",
+    "loss at the old params",
+    "traced once across a training run",
+    "correct final params and losses",
+    "converges to least squares",
+    "train_step traced once in total",
+)

@@ -56,3 +56,16 @@ APIS: dict[str, tuple[str, ...]] = {
     "06_prng.random_walk.vmap_identical": ("jax.random.bernoulli",),
     "06_prng.random_walk.vmap_mean": ("jax.random.bernoulli",),
 }
+
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "exact match",
+    "reproducible for the same key",
+    "no key reuse",
+    "layers of equal shape differ",
+    "same key same output, different keys differ",
+    "jittable with rate traced",
+    "steps are all +1 or -1",
+    "mean over 1000 keys near 0",
+)

@@ -50,3 +50,19 @@ APIS: dict[str, tuple[str, ...]] = {
     "07_vmap_pytrees.sgd_update.structure": ("jax.tree.map", "pytrees"),
     "07_vmap_pytrees.sgd_update.traced_rate": ("jax.jit",),
 }
+
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "equal rows give 0, not NaN",
+    "no Python loop over rows",
+    "correct for 1 to 4 layers",
+    "batch of one",
+    "program size independent of the batch size",
+    "correct for the grader's loss functions",
+    "params structure preserved",
+    "jittable with loss_fn static",
+    "correct on hidden pytrees",
+    "same tree structure and dtypes as params",
+    "jittable with learning_rate traced",
+)

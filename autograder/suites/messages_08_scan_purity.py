@@ -58,6 +58,17 @@ APIS: dict[str, tuple[str, ...]] = {
     "08_scan_purity.running_stats_update.not_repeatable": ("pure functions (JAX's sharp bits)",),
 }
 
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "uses lax.scan",
+    "jittable with decay traced",
+    "compiles once for several decay values",
+    "program size independent of T",
+    "pure",
+    "as a lax.scan body gives numpy's mean and variance",
+)
+
 # The words this assignment's Korean text keeps in English, beside GLOSSARY.md's list for every assignment:
 # the name of the algorithm running_stats_update implements.
 KEPT_IN_ENGLISH: tuple[str, ...] = ("welford",)

@@ -51,6 +51,22 @@ APIS: dict[str, tuple[str, ...]] = {
     "09_autodiff.safe_norm.use_custom_jvp": ("jax.custom_jvp",),
 }
 
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "correct for the grader's functions",
+    "the returned function is jittable",
+    "shape (n, n) and symmetric",
+    "jittable with f static",
+    "no array of m·n elements (forward mode)",
+    "no array of m·n elements (reverse mode)",
+    "jittable with num_steps traced",
+    "compiles once for several num_steps",
+    "program size independent of num_steps",
+    "gradient finite, 0 at x = 0",
+    "uses jax.custom_jvp",
+)
+
 # The words this assignment's Korean text keeps in English, beside GLOSSARY.md's list for every assignment:
 # JAX's autodiff vocabulary (students search JAX's documentation with it), and Newton's and Rosenbrock's names.
 KEPT_IN_ENGLISH: tuple[str, ...] = (

@@ -49,6 +49,18 @@ APIS: dict[str, tuple[str, ...]] = {
     "10_parallel.data_parallel_step.collective": ("jax.lax.pmean", "jax.lax.psum"),
 }
 
+# The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in
+# ko.po as every "check_name." key; the kit's common ones ("correct", "jittable"...) are catalog/messages.py's.
+CHECK_NAMES: tuple[str, ...] = (
+    "no Python loop over n",
+    "one row per device",
+    "values unchanged",
+    "split by rows over every device",
+    "uses a collective",
+    "equals the single-device step",
+    "new params replicated on every device",
+)
+
 # The words this assignment's Korean text keeps in English, beside GLOSSARY.md's list for every assignment:
 # JAX's sharding words (장치 stays the word for device).
 KEPT_IN_ENGLISH: tuple[str, ...] = ("collective", "collectives", "all", "reduce", "mesh", "shard", "shards", "sharding")
