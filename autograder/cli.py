@@ -275,16 +275,22 @@ def _one_count_arguments(args, seed: int) -> list[str]:
 
 
 def _missing_suite(args, config) -> str | None:
-    """Why `check` cannot grade the notebook's assignment: its suite is missing (a course's own assignment whose
-    suite was never written, or was moved), with where it was looked for; None if it is there."""
-    from autograder import course_suites
-    from autograder.check.runner import suite_path
+    """Why `check` cannot grade the notebook's assignment: its suite is missing; None if it is there."""
     from autograder.load.submission_source import guess_assignment
 
     try:
         assignment = guess_assignment(args.path, config.assignments, args.assignment)
     except Exception:  # an unreadable file: grade_submission says why
         return None
+    return _suite_missing(assignment)
+
+
+def _suite_missing(assignment: str | None) -> str | None:
+    """The sentence for an `assignment` whose suite is missing (a course's own assignment whose suite was never
+    written, or was moved), with where it was looked for; None if it is there, or no assignment is named."""
+    from autograder import course_suites
+    from autograder.check.runner import suite_path
+
     if not assignment or suite_path(assignment).is_file():
         return None
     looked = ", ".join(str(folder) for folder in course_suites.folders())
@@ -350,7 +356,7 @@ def _grade(args, config) -> int:
     from autograder.reports import exit_status, junit_xml
     from autograder.reports.out_dir import OutDirError
 
-    refused = _unknown_assignment(args.assignment, config)
+    refused = _unknown_assignment(args.assignment, config) or _suite_missing(args.assignment)
     if refused:
         print(f"autograder: {refused}", file=sys.stderr)
         return 2
@@ -512,7 +518,7 @@ def _i18n_sync(args) -> int:
 
 
 def _root(args) -> Path:
-    """--root, else the course directory (course.locate: its CourseNotFound is said by main)."""
+    """--root, else the course directory (course.locate: its CourseNotFound is said by _run_command)."""
     return Path(args.root) if args.root is not None else course.locate(args.config).root
 
 

@@ -188,3 +188,12 @@ def test_check_of_an_assignment_whose_suite_is_missing_says_where_it_looked(empt
 def test_a_folder_that_cannot_be_made_is_one_sentence_naming_it(tmp_path):
     line = _one_sentence(run_cli("init-course", "/proc/no-course-here", cwd=tmp_path))
     assert "No such file or directory (/proc/no-course-here)" in line
+
+
+def test_grade_of_an_assignment_whose_suite_is_missing_says_where_it_looked(empty_course):
+    assert run_cli("new-assignment", ASSIGNMENT, "--functions", "double", cwd=empty_course).returncode == 0
+    (empty_course / "suites" / f"test_{ASSIGNMENT}.py").unlink()
+    line = _one_sentence(run_cli("grade", "solutions", "--out", "graded", "--assignment", ASSIGNMENT,
+                                 cwd=empty_course))
+    assert f"The checks of {ASSIGNMENT} are missing: looked for test_{ASSIGNMENT}.py in " in line
+    assert not (empty_course / "graded").exists()
