@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -92,6 +93,22 @@ def _grades(out: Path) -> dict[str, float]:
         return {row["student"]: float(row["score"]) for row in csv.DictReader(handle)}
 
 
+def _gradescope_score(zip_path: Path, notebook: Path, python: Path, scratch: Path) -> float:
+    """The score run_autograder gives `notebook`, the zip unpacked as Gradescope lays it out (/autograder/source),
+    with `python` standing for the venv setup.sh would have made from the zip's wheel."""
+    root = scratch / "gradescope"
+    with zipfile.ZipFile(zip_path) as archive:
+        archive.extractall(root / "source")
+    (root / "source" / "run_autograder").chmod(0o755)
+    (root / "submission").mkdir()
+    shutil.copy(notebook, root / "submission" / notebook.name)
+    environment = dict(os.environ, AUTOGRADER_GRADESCOPE_ROOT=str(root), AUTOGRADER_GRADESCOPE_PYTHON=str(python))
+    completed = subprocess.run([str(root / "source" / "run_autograder")], cwd=root, env=environment,
+                               capture_output=True, text=True, timeout=900)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return float(json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))["score"])
+
+
 def _nbgrader(python: Path, course: Path, *args: str, sandbox: str) -> subprocess.CompletedProcess:
     environment = dict(os.environ, PATH=f"{python.parent}{os.pathsep}{os.environ['PATH']}", AUTOGRADER_SEED="2026")
     settings = [] if sandbox == "os" else ["--GradeCheckCellsInSandbox.sandbox=process",
@@ -123,7 +140,7 @@ def test_the_whole_cycle_in_a_course_directory_with_the_kit_installed_by_pip(ins
          "--sandbox", sandbox, cwd=course)
     assert _grades(course / "graded") == {"dist": 0.0, "solutions": 1.0}
 
-    _run(installed, "gradescope-zip", ASSIGNMENT, "-o", "gs.zip", cwd=course)
+    _run(installed, "gradescope-zip", ASSIGNMENT, "-o", "gs.zip", "--sandbox", sandbox, cwd=course)
     with zipfile.ZipFile(course / "gs.zip") as archive:
         assert archive.read("grading.toml") == (course / "grading.toml").read_bytes()
         own_suite = course / "suites" / f"test_{ASSIGNMENT}.py"
@@ -131,6 +148,7 @@ def test_the_whole_cycle_in_a_course_directory_with_the_kit_installed_by_pip(ins
         kit_wheel = zipfile.ZipFile(io.BytesIO(archive.read("autograder-0.1.0-py3-none-any.whl")))
         assert "autograder/suites/test_02_where.py" in kit_wheel.namelist()
         assert not [name for name in kit_wheel.namelist() if "kit_course" in name or name.startswith("solutions")]
+    assert _gradescope_score(course / "gs.zip", solution, installed.parent / "python", tmp_path) == 1.0
 
     _nbgrader(installed.parent / "python", course, "generate_assignment", ASSIGNMENT, "--force", sandbox=sandbox)
     submitted = course / "submitted" / "kim" / ASSIGNMENT
