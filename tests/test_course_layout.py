@@ -103,21 +103,25 @@ from autograder.check.runner import suite_path
 config = grading_config.load(sys.argv[1])
 with messages.using("ko"):
     korean = messages.text("11_doubling.double.halved", x=3)
+with messages.using("ko"):
+    check_name = messages.check_name("twice the input")
 print(json.dumps({"suite": str(suite_path("11_doubling")), "kit_suite": str(suite_path("02_where")),
-                  "english": messages.text("11_doubling.double.halved", x=3), "korean": korean}))
+                  "english": messages.text("11_doubling.double.halved", x=3), "korean": korean,
+                  "check_name": check_name}))
 """
 CATALOG = ('ENGLISH = {"11_doubling.double.halved": "You halved {x} instead of doubling it."}\n'
-           'IDEAS: dict = {}\nAPIS: dict = {}\n')
+           'IDEAS: dict = {}\nAPIS: dict = {}\nCHECK_NAMES = ("twice the input",)\n')
 
 
 def test_a_courses_own_suite_catalog_and_translation_are_found_as_the_kits_are(empty_course):
     assert run_cli("new-assignment", ASSIGNMENT, "--functions", "double", cwd=empty_course).returncode == 0
     (empty_course / "suites" / f"messages_{ASSIGNMENT}.py").write_text(CATALOG)
     synced = run_cli("i18n", "sync", cwd=empty_course)
-    assert synced.returncode == 0 and "added 1 untranslated entry" in synced.stdout, synced.stderr
+    assert synced.returncode == 0 and "added 2 untranslated entries" in synced.stdout, synced.stderr
     po = empty_course / "suites" / "locale" / "ko.po"
     po.write_text(po.read_text().replace('instead of doubling it."\nmsgstr ""',
-                                         'instead of doubling it."\nmsgstr "{x}을(를) 반으로 나눴습니다."'))
+                                         'instead of doubling it."\nmsgstr "{x}을(를) 반으로 나눴습니다."')
+                  .replace('msgid "twice the input"\nmsgstr ""', 'msgid "twice the input"\nmsgstr "입력의 두 배"'))
     completed = subprocess.run([sys.executable, "-c", _FOUND, str(empty_course / "grading.toml")], cwd=REPO,
                                capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
@@ -126,6 +130,7 @@ def test_a_courses_own_suite_catalog_and_translation_are_found_as_the_kits_are(e
     assert found["kit_suite"] == str(REPO / "autograder" / "suites" / "test_02_where.py")
     assert found["english"] == "You halved 3 instead of doubling it."
     assert found["korean"] == "3을(를) 반으로 나눴습니다."
+    assert found["check_name"] == "입력의 두 배"
 
 
 def test_a_course_catalog_that_takes_a_kit_key_is_one_sentence(empty_course):

@@ -42,8 +42,11 @@ def english(root: Path) -> list[tuple[str, str]]:
 
 def course_english(suites: Path) -> list[tuple[str, str]]:
     """(key, English template) for every sentence of a course's own catalogs (suites/messages_*.py), in the
-    order the kit adds them (course_suites): each catalog's sentences by name, then every hint's idea."""
+    order the kit adds them (course_suites): each catalog's sentences and check names by name, then every
+    hint's idea."""
     import importlib.util
+
+    from autograder.catalog import assignment_catalogs
 
     sentences: list[tuple[str, str]] = []
     ideas: list[tuple[str, str]] = []
@@ -52,7 +55,7 @@ def course_english(suites: Path) -> list[tuple[str, str]]:
             spec = importlib.util.spec_from_file_location(f"_course_catalog_{path.stem}", path)
             module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
             spec.loader.exec_module(module)  # type: ignore[union-attr]
-            sentences += list(module.ENGLISH.items())
+            sentences += [*module.ENGLISH.items(), *assignment_catalogs.check_names(module).items()]
             ideas += [(f"{key}.idea", idea) for key, idea in module.IDEAS.items()]
         except Exception as error:  # the course's own file: one sentence naming it
             raise CatalogUnreadable(f"Could not read the catalog {path} ({type(error).__name__}: {error}). Fix it "

@@ -506,6 +506,7 @@ def include_catalogs(catalogs: list, locale: Path) -> None:
     their translations in `locale`/<language>.po. A key the kit or another catalog defines is a ValueError."""
     for module in catalogs:
         assignment_catalogs.merge(ENGLISH, module.ENGLISH, module.__name__)
+        assignment_catalogs.merge(ENGLISH, assignment_catalogs.check_names(module), module.__name__)
         assignment_catalogs.merge(hint_ideas.IDEAS, module.IDEAS, module.__name__)
         assignment_catalogs.merge(hint_ideas.APIS, module.APIS, module.__name__)
         ENGLISH.update({f"{key}.idea": idea for key, idea in module.IDEAS.items()})
