@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, AbstractSet, Callable
 
 from autograder.catalog import messages
+from autograder.check.cause_first import lead_with_the_cause
 from autograder.check.device_runs import DeviceRun, merged_outcomes
 from autograder.check.gated_checks import mark_not_checked
 from autograder.check.pytest_plugin import CheckOutcome
@@ -189,13 +190,13 @@ def assignment_mismatch(source, assignment: str, override: str | None, known: li
 
 def score_outcomes(outcomes: list[CheckOutcome], assignment: str, config: GradingConfig) -> list[CheckResult]:
     """Points from grading.toml: all of a check's points if it passed, else none; a property check that
-    wrong values kept from its property marked not checked; each hint said once."""
+    wrong values kept from its property marked not checked; the cause said first; each hint said once."""
     checks = []
     for outcome in outcomes:
         points = config.points_for(assignment, outcome.function, outcome.prop)
         check = CheckResult(outcome.function, outcome.prop, points if outcome.passed else 0.0, points,
                             outcome.passed, "")
         checks.append(check if outcome.failed_with is None else check.failing_with(outcome.failed_with))
-    return say_each_thing_once(mark_not_checked(checks))
+    return say_each_thing_once(lead_with_the_cause(mark_not_checked(checks)))
 
 
