@@ -213,3 +213,45 @@ def test_apis_from_older_tutorials_get_a_hint_naming_the_current_api(trigger, fi
         trigger()
     for level, hint in _hints_at_every_level(caught.value).items():
         assert hint is not None and fix in hint, (level, hint)
+
+
+def _jitted_with_static_flag_inside_jit():
+    inner = jax.jit(lambda x, flag: -x if flag else x, static_argnums=1)
+    return jax.jit(lambda x, flag: inner(x, flag))(1.0, True)
+
+
+def _python_float_updated():
+    total = 0.0
+    return total.at[0].set(1.0)
+
+
+# Misuses whose error JAX (or NumPy) words in its own terms: each gets one sentence of cause, at every level.
+MISUSE_ERRORS = [
+    ("devices reshaped to a count written in", lambda: np.array(jax.devices()).reshape(2, 4),
+     ("number of devices", "`jax.device_count`", "jax.device_count()")),
+    ("psum over an axis no pmap names", lambda: jax.pmap(lambda x: lax.psum(x, "data"))(jnp.ones((1, 2))),
+     ("axis name exists only inside", "`jax.pmap(axis_name=...)`", "axis_name='data'")),
+    ("PartitionSpec axis not in the mesh", lambda: jax.device_put(jnp.ones(2), jax.sharding.NamedSharding(
+        jax.make_mesh((1,), ("x",)), jax.sharding.PartitionSpec("data"))),
+     ("axis name exists only inside", "`jax.sharding.PartitionSpec`", "PartitionSpec('data')")),
+    ("a traced value reaches a static argument", _jitted_with_static_flag_inside_jit,
+     ("cannot be static", "`jax.lax.cond`", "lax.cond(flag, ...)")),
+    ("a per-example mean against the batch", lambda: jnp.ones((3, 4)) - jnp.ones((3, 4)).mean(axis=1),
+     ("trailing axis of size 1", "keepdims=True", "v[:, None]")),
+    ("a Python float where an array is needed", _python_float_updated,
+     ("Make it a JAX array first", "`jax.numpy.asarray`", "jnp.asarray(value, dtype=jnp.float32)")),
+]
+
+
+@pytest.mark.parametrize("trigger, said", [e[1:] for e in MISUSE_ERRORS], ids=[e[0] for e in MISUSE_ERRORS])
+def test_a_known_misuse_keeps_jaxs_error_and_adds_its_cause(trigger, said):
+    with pytest.raises(Exception) as caught:
+        trigger()
+    _assert_levels(_hints_at_every_level(caught.value), said)
+
+
+def test_an_array_as_a_static_argument_is_still_told_arrays_are_not_hashable():
+    with pytest.raises(ValueError) as caught:
+        jax.jit(lambda x, n: x, static_argnums=1)(1.0, jnp.ones(2))
+    assert "hashable" in _hints_at_every_level(caught.value)["idea"]
+    assert "traced value" not in _hints_at_every_level(caught.value)["idea"]

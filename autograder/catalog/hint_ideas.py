@@ -40,6 +40,11 @@ IDEAS: dict[str, str] = {
     "hint.VmapInAxes": "`jax.vmap` maps axis 0 of every argument, and of every leaf of a pytree argument, unless `in_axes` says otherwise. An argument that every example shares, such as the parameters, must not be mapped, and an `in_axes` entry for a pytree argument must match its structure (or be one None for all of it).",
     "hint.DeviceCountWrittenIn": "a device count written into the code (a mesh of 4) fails on a machine with another count: take the count from JAX when the function runs.",
     "hint.CarryType": "the carry of a loop (`lax.scan`, `lax.fori_loop`, `lax.while_loop`) must keep its type: the body must return a carry with exactly the structure, shapes and dtypes of the initial carry.",
+    "hint.StaticTraced": "an argument marked static received a traced value: code that traces the function passes a value known only when the program runs, so that argument cannot be static. Let it be traced, and choose with it inside the program.",
+    "hint.ReshapeFixedCount": "NumPy could not reshape an array to the shape asked for. If the array is the list of devices (or data split per device), its size is the number of devices, which differs between machines: compute the shape from the device count JAX reports when the function runs.",
+    "hint.UnknownAxisName": "a collective or a sharding names an axis that is not there: an axis name exists only inside the `pmap`, `shard_map` or mesh that defines it, spelled the same way. Use one name in both places, and call the collective inside that function.",
+    "hint.PythonScalar": "a Python number was used where a JAX array is needed (it has no `.at`, `.shape` or `.astype`): a value computed with Python numbers stays a Python `float` or `int`. Make it a JAX array first.",
+    "hint.PerExampleAgainstBatch": "a value with one entry per row (one per example of a batch, or a sum or mean over each row) was combined with the whole array: broadcasting lines up the trailing axes, so its axis meets the array's last axis, not its first. Keep or add a trailing axis of size 1 so that it lines up with the rows.",
 }
 
 # key -> the JAX documentation entries a student should read (names, not sentences).
@@ -64,6 +69,11 @@ APIS: dict[str, tuple[str, ...]] = {
     "hint.VmapInAxes": ("jax.vmap(in_axes=...)",),
     "hint.CarryType": ("jax.lax.scan", "jax.lax.fori_loop"),
     "hint.DeviceCountWrittenIn": ("jax.device_count", "jax.make_mesh"),
+    "hint.StaticTraced": ("jax.jit(static_argnums=...)", "jax.lax.cond"),
+    "hint.ReshapeFixedCount": ("jax.device_count", "jax.make_mesh"),
+    "hint.UnknownAxisName": ("jax.pmap(axis_name=...)", "jax.lax.psum", "jax.sharding.PartitionSpec"),
+    "hint.PythonScalar": ("jax.numpy.asarray",),
+    "hint.PerExampleAgainstBatch": ("broadcasting", "jax.numpy.sum(keepdims=True)"),
 }
 
 # Each assignment's hints, beside its suite (suites/messages_<assignment>.py).

@@ -73,6 +73,8 @@ _MISSING = (
     re.compile(r"module '(jax[\w.]*)' has no attribute '(\w+)'"),
     re.compile(r"No module named '(jax[\w.]*)'"),
     re.compile(r"^(jax[\w.]+) (?:is|was) (?:deprecated|removed)"),
+    # `from jax.sharding import PositionalSharding`: the name first, then its module.
+    re.compile(r"cannot import name '(?P<name>\w+)' from '(?P<module>jax[\w.]*)'"),
 )
 
 
@@ -81,7 +83,8 @@ def missing_api(message: str) -> str | None:
     for pattern in _MISSING:
         found = pattern.search(message)
         if found:
-            return ".".join(found.groups())
+            named = found.groupdict()
+            return f"{named['module']}.{named['name']}" if named else ".".join(found.groups())
     return None
 
 

@@ -7,6 +7,7 @@ raised in the sandbox child without receiving the exception object.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from autograder.catalog import messages
@@ -23,10 +24,12 @@ _BY_TYPE = (
     "ConcretizationTypeError",
 )
 
-# Errors whose class is too generic (TypeError, ValueError): matched by message.
-_BY_MESSAGE = (
+# Errors whose class is too generic (TypeError, ValueError): matched by message (every part of a tuple).
+_BY_MESSAGE: tuple[tuple[str | tuple[str, ...], str], ...] = (
     ("JAX arrays are immutable", "ImmutableArray"),
     ("does not support item assignment", "ImmutableArray"),
+    # A static argument given a tracer: code that traces the function passes a value it cannot know.
+    (("Non-hashable static arguments", "Tracer"), "StaticTraced"),
     ("Non-hashable static arguments", "UnhashableStatic"),
     ("Gradient only defined for scalar-output functions", "ScalarOutputGrad"),
     ("as an abstract array", "NonArrayArgument"),
@@ -39,6 +42,15 @@ _BY_MESSAGE = (
     ("vmap in_axes specification must be a tree prefix", "VmapInAxes"),
     # jax.make_mesh((4,), ...) on a machine with fewer devices: a device count written into the code.
     ("must be >= the product of mesh_shape", "DeviceCountWrittenIn"),
+    # np.array(jax.devices()).reshape(2, 4): NumPy's own message, a shape written in.
+    ("cannot reshape array of size", "ReshapeFixedCount"),
+    # lax.psum(x, 'data') outside a pmap named 'data'; PartitionSpec('data') on a mesh without that axis.
+    ("unbound axis name", "UnknownAxisName"),
+    ("is not found in mesh", "UnknownAxisName"),
+    ("must refer to an axis marked as manual", "UnknownAxisName"),
+    # A Python float or int where a JAX array is needed (a loop's initial value, a constant).
+    ("'float' object has no attribute", "PythonScalar"),
+    ("'int' object has no attribute", "PythonScalar"),
     # lax.scan / fori_loop / while_loop: the body returned a carry of another type or structure.
     ("carry input and carry output must have", "CarryType"),
     # Other APIs JAX removed that older tutorials still use (those check.jax_api_versions knows come first).
@@ -67,10 +79,25 @@ def hint_key(type_names: Sequence[str], message: str) -> str | None:
     for name in type_names:
         if name in _BY_TYPE:
             return f"hint.{name}"
+    if _per_example_against_batch(message):
+        return "hint.PerExampleAgainstBatch"
     for needle, key in _BY_MESSAGE:
-        if needle in message:
+        if all(part in message for part in ((needle,) if isinstance(needle, str) else needle)):
             return f"hint.{key}"
     return None
+
+
+_SHAPE = re.compile(r"\((\d+(?:, ?\d+)*),?\)")
+
+
+def _per_example_against_batch(message: str) -> bool:
+    """Shapes that do not broadcast because one has an entry per example, (n,), and the other is the batch,
+    (n, ..., m) with m != n: the per-example axis meets the batch's last axis instead of its first."""
+    if "ncompatible shapes for broadcasting" not in message:
+        return False
+    shapes = [tuple(int(d) for d in found.split(",") if d.strip()) for found in _SHAPE.findall(message)]
+    vectors = {shape[0] for shape in shapes if len(shape) == 1}
+    return any(len(shape) >= 2 and shape[0] in vectors and shape[-1] != shape[0] for shape in shapes)
 
 
 def hint_for(type_names: Sequence[str], message: str) -> str | None:

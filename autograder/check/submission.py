@@ -17,6 +17,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from autograder.catalog import messages
+from autograder.check import jax_api_versions
 from autograder.check.calls_shown import describe_call, student_function
 from autograder.check.exported_program import Placement, ProgramFacts, ProgramRefused, ProgramRunFailed, Programs
 from autograder.check.failure import CheckFailed, Failure, FailureKind
@@ -491,7 +492,15 @@ def _error_failure(error: ChildError, call: str, function: str, raised_template:
     else:
         detail = explain(error, call, function)
     stub = error.kind is ErrorKind.MISSING and bool(error.not_implemented_cells)
-    return Failure(detail, FailureKind.NOT_IMPLEMENTED if stub else FailureKind.STUDENT_CODE, call=call)
+    return Failure(detail, FailureKind.NOT_IMPLEMENTED if stub else FailureKind.STUDENT_CODE, call=call,
+                   hints=_load_hints(error) if error.kind is ErrorKind.MISSING else ())
+
+
+def _load_hints(error: ChildError) -> tuple[str, ...]:
+    """For a function left undefined by a cell that raised: the hint of a JAX API that the running JAX lacks
+    (`from jax.sharding import PositionalSharding` of an older tutorial), once each."""
+    problems = [str(p) for p in (error.load_problems or [])][:3]
+    return tuple(dict.fromkeys(h for h in (jax_api_versions.hint(p) for p in problems) if h))
 
 
 # What a student is told for each kind of failure (RAISED, with its hints, is _raised_failure).

@@ -38,6 +38,7 @@ from autograder.check.known_mistakes import Mistake, named_mistake
 from autograder.check.pytest_plugin import graded, sizes_for
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission, TraceReport
 from autograder.check.typed_key import TypedKey
+from autograder.check.value_relations import relation_hint
 from autograder.protocol.errors import ErrorKind
 from autograder.suites.expect import (
     advice_when_raised,
@@ -74,6 +75,7 @@ __all__ = [
     # known mistakes, named from the values they give
     "Mistake",
     "named_mistake",
+    "relation_hint",
     # comparisons
     "assert_close",
     "assert_equal",

@@ -19,6 +19,7 @@ from autograder.check.failure import fail, failure_of, rebuilt, with_advice, wit
 from autograder.check.known_mistakes import Mistake, named_mistake
 from autograder.check.placement_checks import assert_spread
 from autograder.check.submission import StudentCodeError, Submission
+from autograder.check.value_relations import relation_hint
 from autograder.protocol.errors import ErrorKind
 
 
@@ -123,11 +124,21 @@ def expect_output(
     try:
         _assert_values(actual, expected, call=call, exact=exact, check_dtype=check_dtype, rtol=rtol, atol=atol)
     except AssertionError as error:
-        named = named_mistake(actual, expected, args, kwargs, mistakes)
-        said = hint(actual) if callable(hint) else hint
-        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(messages.text(named.key) if named else said)) \
-            from None
+        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(
+            *_value_hints(actual, expected, args, kwargs, hint, mistakes))) from None
     return actual
+
+
+def _value_hints(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[str, Any],
+                 hint: str | Callable[[Any], str | None] | None, mistakes: Sequence[Mistake]) -> tuple[str | None, ...]:
+    """The hints for wrong values, the most telling first: a declared known mistake alone (it names the exact
+    mistake); else how the values relate to the expected ones (check/value_relations.py), then the suite's hint
+    (the JAX idea, or the exercise's recipe restated, which never comes first when a relation is found)."""
+    named = named_mistake(actual, expected, args, kwargs, mistakes)
+    if named:
+        return (messages.text(named.key),)
+    said = hint(actual) if callable(hint) else hint
+    return relation_hint(actual, expected, args), said
 
 
 def _described_call(function: str, args: Sequence[Any], kwargs: dict[str, Any], mode: str) -> str:
@@ -251,7 +262,8 @@ def expect_placement(
     try:
         _assert_values(actual, expected, call=call, exact=False, check_dtype=False, rtol=rtol, atol=atol)
     except AssertionError as error:
-        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(hint)) from None
+        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(
+            *_value_hints(actual, expected, args, kwargs, hint, ()))) from None
     assert_spread(placements, spread, devices=submission.devices, call=call, why=why)
     return facts
 
@@ -380,7 +392,7 @@ def _assert_each_output(function: str, calls: Sequence[tuple[Sequence[Any], dict
             _assert_values(actual, expected, call=describe_call(function, args, kwargs), exact=exact,
                            check_dtype=check_dtype, rtol=rtol, atol=atol)
         except AssertionError as error:
-            raise with_hint(error, hint) from None
+            raise with_hint(error, *_value_hints(actual, expected, args, kwargs, hint, ())) from None
 
 
 def expect_jitted(submission: Submission, function: str, *, fix: str = "") -> None:

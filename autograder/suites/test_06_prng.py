@@ -32,9 +32,11 @@ from autograder.suites.api import (
     describe_call,
     graded,
     has_text,
+    relation_hint,
     sizes_for,
     text,
     with_advice,
+    with_hint,
 )
 
 F32 = np.float32
@@ -104,15 +106,22 @@ def _expect_recipe(submission, function, args, recipe, *, exact=False):
     The recipe runs after the student's call: a stub's check then costs no reference (op by op, seconds)."""
     with _advice(f"06_prng.{function}.recipe"):
         actual = _call(submission, function, args)
-        compare = assert_equal if exact else assert_close
-        compare(actual, recipe(*args), call=describe_call(function, args, {}), check_dtype=True)
+        _compare_related(actual, recipe(*args), describe_call(function, args, {}), args, exact=exact)
 
 
 def _expect_recipe_values(actual, expected, call, function, *, exact=False):
     """The values a property check already got equal the recipe's: property points need correct values."""
     with _advice(f"06_prng.{function}.recipe"):
-        compare = assert_equal if exact else assert_close
+        _compare_related(actual, expected, call, (), exact=exact)
+
+
+def _compare_related(actual, expected, call, args, *, exact):
+    """Values and dtypes equal; when they are not, how the values relate to the recipe's is the hint."""
+    compare = assert_equal if exact else assert_close
+    try:
         compare(actual, expected, call=call, check_dtype=True)
+    except AssertionError as error:
+        raise with_hint(error, relation_hint(actual, expected, args)) from None
 
 
 def _same(a, b):

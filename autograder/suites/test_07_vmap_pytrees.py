@@ -32,6 +32,7 @@ from autograder.suites.api import (
     describe_call,
     expect_output,
     graded,
+    relation_hint,
     sizes_for,
     text,
 )
@@ -417,9 +418,11 @@ def _update_args(rng, template):
     return _fill(rng, template), _fill(rng, template), _learning_rate(rng)
 
 
-def _expect_updated_leaves(actual, expected, call):
-    """The leaves of `actual`, in jax.tree.leaves order, equal those of `expected`: values and dtypes only."""
-    with comparing_values(hint=_fix("sgd_update", "values")):
+def _expect_updated_leaves(actual, expected, call, args=()):
+    """The leaves of `actual`, in jax.tree.leaves order, equal those of `expected`: values and dtypes only;
+    when they differ, how they relate (a step the other way from the params, say) is said first."""
+    related = relation_hint(jax.tree.leaves(actual), jax.tree.leaves(expected), jax.tree.leaves(args))
+    with comparing_values(hint=_fix("sgd_update", "values")), comparing_values(hint=related):
         assert_close(jax.tree.leaves(actual), jax.tree.leaves(expected), call=f"{call} (leaves in order)",
                      rtol=RTOL, atol=ATOL, check_dtype=True)
 
@@ -431,7 +434,7 @@ def test_sgd_update_correct(submission, rng, seed):
         args = _update_args(rng, template)
         with advice_when_raised(_fix("sgd_update", "values")):
             actual = submission.call("sgd_update", *args)
-        _expect_updated_leaves(actual, _sgd(*args), describe_call("sgd_update", args, {}))
+        _expect_updated_leaves(actual, _sgd(*args), describe_call("sgd_update", args, {}), args)
 
 
 @graded("sgd_update", "same tree structure and dtypes as params")

@@ -1,0 +1,130 @@
+"""A wrong value is related to the expected one when one relation accounts for every entry, and never otherwise.
+
+Each relation is shown firing on the values that code with that mistake
+returns, and staying silent on the values a correct solution returns (equal
+within the checks' tolerances), on a single scalar that a coincidence would
+explain, and where the reference satisfies the relation itself.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+import numpy as np
+import pytest
+
+from autograder.catalog import messages
+from autograder.check.value_relations import relation_hint
+
+F32 = np.float32
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((4, 6)).astype(F32)
+POSITIVE = (np.abs(X) + 0.5).astype(F32)
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+CASES = {
+    "relation.wider_dtype": (X.astype(np.float64), X, ()),
+    "relation.not_finite": (np.where(X > 0, np.log(np.abs(X)), np.nan).astype(F32),
+                            np.where(X > 0, np.log(np.abs(X)), 0).astype(F32), ()),
+    "relation.one_entry_more": (np.concatenate([np.zeros((4, 1), F32), X], axis=1), X, ()),
+    "relation.one_entry_less": (X[:, :-1], X, ()),
+    "relation.axes_swapped": (X.T.copy(), X, ()),
+    "relation.reversed": (X[:, ::-1].copy(), X, ()),
+    "relation.shifted": (np.concatenate([np.zeros((4, 1), F32), X[:, :-1]], axis=1), X, ()),
+    "relation.flipped_sign": (-X, X, ()),
+    "relation.scaled": (4 * X, X, ()),
+    "relation.offset": (X + F32(1e-3), X, ()),
+    "relation.floored": (np.maximum(X, F32(1e-6)), X, ()),
+    "relation.extra_function": (np.log(_softmax(X)).astype(F32), X, ()),
+    "relation.missing_function": (POSITIVE ** 2, POSITIVE, ()),
+    "relation.partial_step": (np.asarray(0.5 + 0.1 * (2.0 - 0.5), F32), np.asarray(2.0, F32),
+                              ("quartic", np.asarray(0.5, F32), 1)),
+    # Parameters in a dict: the step of a sum over 4 devices where the mean is meant, from each parameter.
+    "relation.step_multiplied": ({"b": F32(0.3 - 4 * 0.2), "w": F32(-0.5 - 4 * 0.1)}, {"b": F32(0.1), "w": F32(-0.6)},
+                                 ({"b": F32(0.3), "w": F32(-0.5)}, X, X, F32(0.1))),
+}
+
+
+@pytest.mark.parametrize("key", sorted(CASES))
+def test_each_relation_is_named_when_it_holds_on_every_entry(key):
+    actual, expected, args = CASES[key]
+    hint = relation_hint(actual, expected, args)
+    assert hint == messages.text(key, **_said_fields(hint, key)), hint
+
+
+def _said_fields(hint: str | None, key: str) -> dict:
+    """The fields of `key`'s sentence as `hint` fills them (so the comparison is of the whole sentence)."""
+    assert hint is not None, f"{key}: no relation found"
+    parts = [literal for literal, _, _, _ in string.Formatter().parse(messages.ENGLISH[key])]
+    names = [name for _, name, _, _ in string.Formatter().parse(messages.ENGLISH[key]) if name]
+    pattern = "(.*?)".join(re.escape(part) for part in parts[:len(names) + 1]) + ".*"
+    found = re.fullmatch(pattern, hint, re.S)
+    assert found, f"{key}: {hint!r}"
+    return dict(zip(names, found.groups(), strict=False))
+
+
+def test_the_relations_say_the_numbers_they_found():
+    assert "4 times" in relation_hint(4 * X, X)
+    assert "plus 0.001 " in relation_hint(X + F32(1e-3), X)
+    assert "0.1 of the way" in relation_hint(*CASES["relation.partial_step"][:2], CASES["relation.partial_step"][2])
+    assert "`jax.nn.log_softmax`" in relation_hint(*CASES["relation.extra_function"][:2])
+    assert "`jnp.sqrt`" in relation_hint(*CASES["relation.missing_function"][:2])
+    assert "float64 where JAX computes float32" in relation_hint(X.astype(np.float64), X)
+    assert "moved -1 times the expected step" in relation_hint(np.asarray(-1.0, F32), np.asarray(2.0, F32),
+                                                                (np.asarray(0.5, F32),))
+
+
+def test_a_tuple_holding_the_expected_value_is_named_with_the_items_place():
+    assert relation_hint((X + 1, X), X) == messages.text("relation.wrapped", index="1", count="2")
+    assert relation_hint((X,), X) == messages.text("relation.wrapped", index="0", count="1")
+    assert relation_hint((X + 1, X + 2), X) is None
+
+
+def test_a_scalar_eps_where_zero_is_expected_is_a_floor():
+    hint = relation_hint(np.asarray(1e-4, F32), np.asarray(0.0, F32))
+    assert hint == messages.text("relation.floored", floor="0.0001")
+
+
+@pytest.mark.parametrize("key", sorted(CASES))
+def test_no_relation_is_said_for_values_within_the_tolerance(key):
+    _, expected, args = CASES[key]
+    leaves = expected if isinstance(expected, dict) else {"": expected}
+    noisy = {name: (leaf * (1 + F32(3e-6))).astype(leaf.dtype) for name, leaf in leaves.items()}
+    assert relation_hint(noisy, leaves, args) is None
+    assert relation_hint(dict(leaves), leaves, args) is None
+
+
+def test_a_single_wrong_scalar_is_related_to_nothing_a_coincidence_would_explain():
+    assert relation_hint(np.asarray(3.7, F32), np.asarray(2.2, F32)) is None
+    # 0.3721 of the way from the start: any scalar between start and answer is some fraction of the way.
+    assert relation_hint(np.asarray(0.5 + 0.3721 * 1.5, F32), np.asarray(2.0, F32), (np.asarray(0.5, F32),)) is None
+    # A count argument (num_steps) is no start.
+    assert relation_hint(np.asarray(1.5, F32), np.asarray(2.0, F32), (1,)) is None
+
+
+def test_a_reference_that_satisfies_the_relation_itself_proves_nothing():
+    symmetric = (X[:, :4] @ X[:, :4].T).astype(F32)
+    palindrome = np.asarray([1.0, 2.0, 3.0, 2.0, 1.0], F32)
+    positive = np.asarray([1.0, 2.0, 3.0], F32)
+    wrong = positive + np.asarray([0.5, -1.0, 2.0], F32)
+    assert relation_hint(symmetric.T.copy() + 1, symmetric) == messages.text("relation.offset", offset="1")
+    assert relation_hint(palindrome[::-1] * 2, palindrome) == messages.text("relation.scaled", factor="2",
+                                                                             inverse="0.5")
+    assert relation_hint(wrong, positive) is None  # abs(positive) == positive: no jnp.abs relation either
+
+
+def test_unrelated_wrong_values_have_no_relation():
+    other = RNG.standard_normal(X.shape).astype(F32)
+    assert relation_hint(other, X) is None
+    assert relation_hint({"w": X, "b": other}, {"w": X, "b": X}) is None
+
+
+def test_only_the_first_differing_leaf_of_a_pytree_is_related():
+    hint = relation_hint({"w": X, "b": -X}, {"w": X, "b": X})
+    assert hint == messages.text("relation.flipped_sign")
