@@ -16,6 +16,7 @@ ENGLISH: dict[str, str] = {
     "08_scan_purity.running_stats_update.not_repeatable": "{call} gave a different result when called again with the same arguments, so it depends on something that changes between calls (a global, or state kept from the last call). A pure function's result depends only on its arguments: pass the state in and return it.",
     "08_scan_purity.running_stats_update.changed_entry": "stats[{name!r}] was {before} before the call and {after} after it",
     "08_scan_purity.running_stats_update.missing_key": "missing",
+    "08_scan_purity.running_stats_update.scan_call": "lax.scan(lambda stats, x: (running_stats_update(stats, x), None), {{\"count\": 0., \"mean\": 0., \"m2\": 0.}}, xs) with {length} values in xs",
     "08_scan_purity.running_stats_update.final": "{call}: the final `{quantity}`",
     "08_scan_purity.running_stats_update.called_again": "{call}, called again",
     "08_scan_purity.cumulative_sum.mistake.exclusive": "The values are exactly the running sums shifted by one, starting at 0: each step outputs the total before adding its entry. Output the total after adding it.",

@@ -418,7 +418,9 @@ def test_running_stats_update_jittable(submission, rng):
 def test_running_stats_update_scan(submission, rng):
     """Welford's algorithm over 100 values in float32 is accurate to about 1e-7 relative: rtol 1e-5, atol 1e-5."""
     xs = (rng.standard_normal(SCAN_LENGTH) * rng.uniform(0.5, 3) + rng.uniform(-5, 5)).astype(F32)
-    shown = describe_call("running_stats_update@as_scan_body", (xs,), {})
+    # The suite's own words for the call its comparisons name (an error inside the harness names it as the
+    # harness declares, child/harnesses.py).
+    shown = _fix("running_stats_update", "scan_call", length=SCAN_LENGTH)
     with _fix_on_error("running_stats_update", "values"):
         stats = submission.call("running_stats_update@as_scan_body", xs)
     values = xs.astype(np.float64)
