@@ -20,6 +20,7 @@ import pytest
 from autograder import grading_config
 from autograder.child.confinement import WORKDIR
 from autograder.protocol.limits import ChildLimits
+from autograder.sandbox import compile_speed
 from autograder.sandbox.parent import SandboxTransport
 from autograder.sandbox.zygote_client import ForkedChild, Zygote, ZygoteTemplate
 
@@ -111,7 +112,7 @@ def test_forked_child_is_fresh_and_isolated(zygote, probe):
     assert facts["cwd"] == facts["workdir"]
     assert facts["env"]["HOME"] == facts["env"]["TMPDIR"] == facts["workdir"]
     assert "OPENBLAS_NUM_THREADS" not in facts["env"], "the zygote's own settings stay in the zygote"
-    assert facts["env"]["XLA_FLAGS"] == "--xla_backend_optimization_level=0", "children compile at LLVM level 0"
+    assert facts["env"]["XLA_FLAGS"] == compile_speed.flags(), "children compile as sandbox.compile_speed says"
     assert facts["isolated"] == 1
     assert facts["fds"][:5] == [0, 1, 2, 3, 4] and len(facts["fds"]) <= 6  # + the descriptor listing /proc/self/fd
     assert facts["fork"] == "refused" and facts["read_suite"] == "refused", "audit hook installed after fork"
