@@ -11,7 +11,7 @@ import pytest
 from jax import lax
 
 from autograder.catalog import messages
-from autograder.check.jax_error_hints import hint_for
+from autograder.check.jax_error_hints import hint_for, hint_key
 from autograder.child import jaxpr_walk
 from autograder.child.executor import describe_exception
 from autograder.child.jittability import trace_jaxpr
@@ -255,3 +255,14 @@ def test_an_array_as_a_static_argument_is_still_told_arrays_are_not_hashable():
         jax.jit(lambda x, n: x, static_argnums=1)(1.0, jnp.ones(2))
     assert "hashable" in _hints_at_every_level(caught.value)["idea"]
     assert "traced value" not in _hints_at_every_level(caught.value)["idea"]
+
+
+def test_a_refined_hint_keeps_the_errors_key_that_suites_tell_errors_apart_by():
+    """03's and 08's suites retry a check when hint_key says "hint.UnhashableStatic": a tracer given to a static
+    argument is still that error; only the sentence the student reads is the more precise one."""
+    with pytest.raises(ValueError) as caught:
+        _jitted_with_static_flag_inside_jit()
+    described = describe_exception(caught.value)
+    assert hint_key(described.mro, described.message) == "hint.UnhashableStatic"
+    assert hint_for(described.mro, described.message) == messages.text("hint.StaticTraced")
+

@@ -24,16 +24,15 @@ _BY_TYPE = (
     "ConcretizationTypeError",
 )
 
-# Errors whose class is too generic (TypeError, ValueError): matched by message (every part of a tuple).
-_BY_MESSAGE: tuple[tuple[str | tuple[str, ...], str], ...] = (
+# Errors whose class is too generic (TypeError, ValueError): matched by message.
+_BY_MESSAGE = (
     ("JAX arrays are immutable", "ImmutableArray"),
     ("does not support item assignment", "ImmutableArray"),
-    # A static argument given a tracer: code that traces the function passes a value it cannot know.
-    (("Non-hashable static arguments", "Tracer"), "StaticTraced"),
     ("Non-hashable static arguments", "UnhashableStatic"),
     ("Gradient only defined for scalar-output functions", "ScalarOutputGrad"),
     ("as an abstract array", "NonArrayArgument"),
     ("Incompatible shapes for broadcasting", "IncompatibleShapes"),
+    ("got incompatible shapes for broadcasting", "IncompatibleShapes"),  # lax's words, inside vmap or jit
     # A Python `if` on a whole array fails even without jit: its own hint, which does not say "inside jit".
     ("truth value of an array with more than one element is ambiguous", "ArrayTruthValue"),
     # jax.vmap mapping an argument it should share (in_axes 0 where None is meant).
@@ -79,12 +78,21 @@ def hint_key(type_names: Sequence[str], message: str) -> str | None:
     for name in type_names:
         if name in _BY_TYPE:
             return f"hint.{name}"
-    if _per_example_against_batch(message):
-        return "hint.PerExampleAgainstBatch"
     for needle, key in _BY_MESSAGE:
-        if all(part in message for part in ((needle,) if isinstance(needle, str) else needle)):
+        if needle in message:
             return f"hint.{key}"
     return None
+
+
+def _refined(key: str, message: str) -> str:
+    """A more precise sentence for an error that `key` classifies, where its message shows the cause. Suites
+    tell errors apart by `hint_key`, so the refinement changes only what the student reads."""
+    if key == "hint.UnhashableStatic" and "Tracer" in message:
+        # A static argument given a tracer: code that traces the function passes a value it cannot know.
+        return "hint.StaticTraced"
+    if key == "hint.IncompatibleShapes" and _per_example_against_batch(message):
+        return "hint.PerExampleAgainstBatch"
+    return key
 
 
 _SHAPE = re.compile(r"\((\d+(?:, ?\d+)*),?\)")
@@ -107,4 +115,4 @@ def hint_for(type_names: Sequence[str], message: str) -> str | None:
     if moved:
         return moved
     key = hint_key(type_names, message)
-    return messages.text(key) if key else None
+    return messages.text(_refined(key, message)) if key else None
