@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run_cli
 
 from autograder import grading_config
 from autograder.integrations import github_classroom
@@ -128,8 +129,9 @@ def _reporter(runners_input: str, environment: dict[str, str]) -> dict:
             "runners": runners}
 
 
-def _run_steps(workflow, tmp_path: Path, notebook: Path) -> tuple[dict, dict, str]:
-    """The Grade and Points steps in a fresh workspace holding `notebook`.
+def _run_steps(workflow, tmp_path: Path, notebook: Path, course: Path = REPO) -> tuple[dict, dict, str]:
+    """The Grade and Points steps in a fresh workspace holding `notebook`, with `course` checked out as the grader's
+    checkout (the kit's repository, or a course directory of one's own).
 
     Returns ($GITHUB_OUTPUT, $GITHUB_ENV, summary).
     """
@@ -137,7 +139,7 @@ def _run_steps(workflow, tmp_path: Path, notebook: Path) -> tuple[dict, dict, st
     for directory in (workspace, runner_temp / "venv" / "bin", bin_dir):
         directory.mkdir(parents=True)
     (workspace / workflow["env"]["NOTEBOOK"]).write_bytes(notebook.read_bytes())
-    (workspace / ".autograder-kit").symlink_to(REPO)  # the kit's checkout
+    (workspace / ".autograder-kit").symlink_to(course)  # the grader's checkout
     for path, body in ((runner_temp / "venv" / "bin" / "python", f'exec {sys.executable} "$@"'),  # the installed venv
                        (bin_dir / "python", f'exec {sys.executable} "$@"'),  # setup-python's
                        (bin_dir / "sudo", 'exec "$@"')):  # root already
@@ -181,6 +183,19 @@ def test_a_solved_notebook_reports_full_points(workflow, tmp_path, os_sandbox):
     single = json.loads(base64.b64decode(outputs["result"]))
     assert single["max_score"] == total and sum(t["score"] for t in single["tests"]) == total
     assert f"### Autograding: {total:g} / {total:g} points" in summary
+
+
+def test_a_course_directory_of_ones_own_as_the_checkout_reports_full_points(workflow, tmp_path, os_sandbox):
+    """A course's repository holding no kit (`autograder init-course`): its grading.toml grades, and the kit
+    installed in the venv reports (the workflow's Points step runs it when the checkout has no kit)."""
+    course = tmp_path / "course-repository"
+    assert run_cli("init-course", str(course), cwd=tmp_path).returncode == 0
+    assert not (course / "autograder").exists()
+    outputs, environment, _ = _run_steps(workflow, tmp_path, course / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                                         course=course)
+    total = grading_config.load(course / "grading.toml").assignment_total(ASSIGNMENT)
+    assert outputs["points"] == f"{total:g}/{total:g}"
+    assert _reporter(outputs["runners"], environment)["points"] == f"Points {total:g}/{total:g}"
 
 
 def test_an_unsolved_notebook_reports_zero_with_feedback(workflow, tmp_path, os_sandbox):
