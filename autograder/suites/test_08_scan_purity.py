@@ -140,13 +140,15 @@ def test_cumulative_sum_jittable(submission, rng, seed):
 
 @graded("cumulative_sum", "program size independent of len(x)")
 def test_cumulative_sum_not_unrolled(submission, rng):
+    # Sizes drawn per run (from the run's hidden seed): a program cannot be tuned to them.
+    n_small, n_large = int(rng.integers(6, 13)), int(rng.integers(48, 97))
     facts = []
-    for n in (8, 64):
+    for n in (n_small, n_large):
         x = _summands(rng, n)
         with _fix_on_error("cumulative_sum", "values"):
             facts.append(_jitted_program(submission, "cumulative_sum", (x,), _running_sums(x),
                                          hint=_fix("cumulative_sum", "values")))
-    assert_not_unrolled(*facts, function="cumulative_sum", n_small=8, n_large=64,
+    assert_not_unrolled(*facts, function="cumulative_sum", n_small=n_small, n_large=n_large,
                         fix=_fix("cumulative_sum", "unrolled_fix"))
 
 
