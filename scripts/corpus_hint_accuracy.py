@@ -11,6 +11,12 @@ Grades every mistake of tests/corpus/ (or of the assignments named with
   sentence ("the values are exactly what ... gives") other than its own
   (target: 0).
 
+Each figure is printed for the cases written from the curriculum's list of
+mistakes ("curriculum") and for those modelled on real code ("real code":
+cases.toml's `models`) separately, then for all. An assignment graded with
+several device counts (grading.toml [devices]) is graded in sandbox
+processes that start with each count, as tests/test_corpus.py does.
+
 The definitions are tests/corpus_causes.py's. Run:
     .venv/bin/python scripts/corpus_hint_accuracy.py [--assignment 08_scan_purity ...] [--lang en ko] [-v]
 """
@@ -50,7 +56,8 @@ class Tally:
 def judge(case: MistakeCase, config, language: str, tally: Tally) -> None:
     """Grade `case` in `language` and count it."""
     messages.choose(language)
-    result = grade_submission(case.file, config, GradingOptions(seed=SEED, sandbox="inprocess",
+    sandbox = "process" if config.device_counts(case.assignment) else "inprocess"
+    result = grade_submission(case.file, config, GradingOptions(seed=SEED, sandbox=sandbox,
                                                                 assignment=case.assignment,
                                                                 functions={case.function}))
     with messages.hints_at(config.hint_level("grade")):
@@ -67,6 +74,27 @@ def judge(case: MistakeCase, config, language: str, tally: Tally) -> None:
         tally.false_cases.append(f"{case.id}: {', '.join(wrong)}")
 
 
+def _sum(tallies) -> Tally:
+    total = Tally()
+    for tally in tallies:
+        for field in ("declared", "named_first", "graded", "false"):
+            setattr(total, field, getattr(total, field) + getattr(tally, field))
+    return total
+
+
+def report(language: str, name: str, tally: Tally, *, verbose: bool) -> None:
+    """One line of figures for `name`'s cases, and with `verbose` its misses and false causes."""
+    share = tally.named_first / tally.declared if tally.declared else 0.0
+    print(f"[{language}] {name}: first hint names the real cause: {tally.named_first} of {tally.declared} mistakes "
+          f"that declare it ({share:.0%}); feedback asserting a false cause: {tally.false} of "
+          f"{tally.graded} mistakes graded")
+    if verbose:
+        for miss in tally.misses:
+            print(f"  cause not named first: {miss}")
+        for false in tally.false_cases:
+            print(f"  false cause: {false}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--assignment", nargs="*", help="only these assignments' mistakes")
@@ -76,18 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     config = grading_config.load()
     cases = [c for c in mistakes() if not args.assignment or c.assignment in args.assignment]
     for language in args.lang:
-        tally = Tally()
+        tallies = {"curriculum": Tally(), "real code": Tally()}
         for case in cases:
-            judge(case, config, language, tally)
-        share = tally.named_first / tally.declared if tally.declared else 0.0
-        print(f"[{language}] first hint names the real cause: {tally.named_first} of {tally.declared} mistakes "
-              f"that declare it ({share:.0%}); feedback asserting a false cause: {tally.false} of "
-              f"{tally.graded} mistakes graded")
-        if args.verbose:
-            for miss in tally.misses:
-                print(f"  cause not named first: {miss}")
-            for false in tally.false_cases:
-                print(f"  false cause: {false}")
+            judge(case, config, language, tallies["real code" if case.models else "curriculum"])
+        for name, tally in [*tallies.items(), ("all", _sum(tallies.values()))]:
+            report(language, name, tally, verbose=args.verbose and name != "all")
     messages.choose(None)
     return 0
 

@@ -23,6 +23,9 @@ class MistakeCase:
     cause_text: str = ""
     not_causes: tuple[str, ...] = ()  # catalog keys of causes this code does not have: never said
     also: tuple[str, ...] = ()  # known-mistake keys this code also has (a later check may say them)
+    # The pattern of real code it is modelled on (tutorials, course repositories, research code, Q&A), in words;
+    # "" for the cases written from the curriculum's list of mistakes.
+    models: str = ""
 
     @property
     def names_a_cause(self) -> bool:
@@ -56,7 +59,7 @@ def mistakes() -> list[MistakeCase]:
             found.append(MistakeCase(folder.name, folder / case["file"], case["function"], case["why"],
                                      tuple(case["fails"]), case.get("feedback", ""), case.get("cause", ""),
                                      case.get("cause_text", ""), tuple(case.get("not_causes", ())),
-                                     tuple(case.get("also", ()))))
+                                     tuple(case.get("also", ())), case.get("models", "")))
     return found
 
 

@@ -5,6 +5,8 @@ case's `feedback`) and quotes no line of a reference solution. A mistake
 that declares its cause gets a first hint that names it, and no mistake's
 feedback asserts a cause its code does not have, in English and in Korean
 (tests/corpus_causes.py; scripts/corpus_hint_accuracy.py prints the figures).
+No relation sentence (how wrong values relate to the expected ones) is said
+of any correct alternative.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import pytest
 from corpus_cases import corrects, mistakes
 from corpus_causes import cause_sentence, false_causes, first_failure, names_cause_first
+from corpus_causes import said as said_in
 from sandbox_children import SandboxChildren
 from solution_lines import secret_lines
 
@@ -66,6 +69,10 @@ def test_correct_alternative_scores_full_marks(case, config, seed, children):
     assert result.score == result.max_score, (
         f"{case.id} ({case.why}) lost points:\n"
         + "\n".join(f"{c.name}: {c.feedback}" for c in result.checks if not c.passed))
+    # No relation between wrong and expected values (check/value_relations.py) is said of a correct solution.
+    relations = [key for key in messages.ENGLISH if key.startswith("relation.")]
+    said = [(c.name, key) for c in result.checks for key in relations if said_in(key, c.feedback) >= 0]
+    assert not said, f"{case.id}: a relation is said of a correct alternative: {said}"
 
 
 LANGUAGES = ("en", "ko")

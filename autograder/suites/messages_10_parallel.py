@@ -27,7 +27,7 @@ IDEAS: dict[str, str] = {
     "10_parallel.convolve.values": "Each output entry is a weighted sum of three neighbouring inputs. Compute all of them at once with shifted slices of the whole array, not position by position.",
     "10_parallel.convolve.unrolled_fix": "A Python loop over the positions is unrolled while tracing: one copy of the sum per output entry. Write the whole output at once with array operations.",
     "10_parallel.convolve_on_devices.values": "Row k of the result is the convolution of row k of xs with row k of ws. Map the one-row function over the rows with a transformation that puts each row on its own device.",
-    "10_parallel.convolve_on_devices.spread": "The rows must end up one per device. A Python loop over the devices computes every row in one place; a transformation that maps over devices places row k on device k.",
+    "10_parallel.convolve_on_devices.spread": "The rows must end up one per device. A Python loop over the rows, or `jax.vmap` (which maps over a batch inside one program), computes every row in one place; a transformation that maps over devices places row k on device k.",
     "10_parallel.shard_rows.spread": "Placing an array without a sharding leaves it whole on one device. Give the placement a sharding over a one-axis mesh of every device that splits the rows.",
     "10_parallel.global_mean.values": "Inside `shard_map` each device sees only its own rows: each adds and counts its rows, a collective adds those over the devices, and the mean is the total sum over the total count.",
     "10_parallel.global_mean.collective": "The devices must combine their partial results with a collective (an all-reduce over the mesh axis) inside `shard_map`; without one each device only knows its own rows.",

@@ -1,0 +1,13 @@
+import jax
+from jax import lax
+
+
+def newton_minimize(f, x0, num_steps, damping=0.5):
+    # A damped Newton update, as optimisation code often writes it: only part of the step is taken.
+    grad_f = jax.grad(f)
+    hess_f = jax.grad(grad_f)
+
+    def step(_, x):
+        return x - damping * grad_f(x) / hess_f(x)
+
+    return lax.fori_loop(0, num_steps, step, x0)
