@@ -16,6 +16,15 @@ error on every later code cell, and lets autograding go on. nbgrader scores a
 grade cell with an error output 0, so the check cells that ran before keep
 the points they earned, all later ones score 0, and the feedback says why.
 
+ExecuteUntilKernelDies also holds each notebook's output to a byte budget
+as it arrives (output_budget.OutputBudget: CELL_BYTES per cell,
+NOTEBOOK_BYTES per notebook, every message the kernel sends for a cell
+counted): past it, what the cell sends is dropped, the cell gets one error
+saying so and is interrupted. LimitOutput, later, only trims lines; nbclient
+would otherwise keep every message in nbgrader's own process first. How
+large one message may be is the confined kernel's client's limit
+(kernel_sandbox.MAX_MESSAGE_BYTES).
+
 RestoreMissingCheckCells: nbgrader's OverwriteCells, whose
 `add_missing_cells` puts a deleted grade cell back after the cell that
 preceded it in the source notebook. nbgrader 0.9.6 fails the whole submission
@@ -26,13 +35,18 @@ the cell after the nearest preceding source cell that is still there.
 
 from __future__ import annotations
 
+import asyncio
+import time
+from queue import Empty
+
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import ensure_async, run_sync
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, OverwriteCells
 from traitlets import Bool
 
 from autograder.catalog import messages
-from autograder.integrations import nbgrader_warnings
+from autograder.integrations import nbgrader_warnings, output_budget
 
 # Every course configuration that uses the kit imports this module into the nbgrader process it configures:
 # from here on, nbgrader's known, harmless SAWarning is not printed three times per student.
@@ -41,6 +55,7 @@ nbgrader_warnings.quiet()
 KERNEL_DIED = messages.text("nbgrader.kernel_died")
 KERNEL_STUCK = messages.text("nbgrader.kernel_stuck")
 NOT_RUN = messages.text("nbgrader.not_run")
+ANSWER_SECONDS = 30  # how long a kernel whose output was cut has to answer before it counts as stuck
 
 
 def _error(ename: str, evalue: str):
@@ -79,7 +94,7 @@ class ExecuteUntilKernelDies(Execute):
         from autograder.integrations.nbgrader_converters import REFUSED_KEY
         from autograder.sandbox.kernel_sandbox import KernelSandboxUnavailable
 
-        self._stopped = False
+        self._stopped, self._output_budget = False, output_budget.OutputBudget()
         refused = (resources or {}).get(REFUSED_KEY)
         if refused:  # the notebook was not read (a link, a special file): nothing of it runs
             for cell in nb.cells:
@@ -105,19 +120,81 @@ class ExecuteUntilKernelDies(Execute):
         resources[FAILURE_KEY] = str(error)
         return nb, resources
 
+    async def async_start_new_kernel_client(self):
+        client = await super().async_start_new_kernel_client()
+        self._dropped = output_budget.DroppedMessages(client.iopub_channel.socket)
+        return client
+
+    # nbclient binds the synchronous name to its own coroutine, not to an override: point it at this one.
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    def process_message(self, msg, cell, cell_index):
+        """nbclient's handling of one message from the kernel, within this notebook's output budget."""
+        if msg.get("msg_type") == "status":  # carries no output, and ends the cell
+            return super().process_message(msg, cell, cell_index)
+        if self._budget().take(cell_index, output_budget.size_of(msg)):
+            return super().process_message(msg, cell, cell_index)
+        self._cut(cell, cell_index)
+        return None
+
+    async def _async_check_alive(self) -> None:
+        """nbclient's check, every second while a cell runs; also: did a message too large to take in arrive?"""
+        await super()._async_check_alive()
+        running, dropped = getattr(self, "_running", None), getattr(self, "_dropped", None)
+        if running is not None and dropped is not None and dropped.since_last_look():
+            self._budget().exhaust(running[1])
+            self._cut(*running)
+
+    def _cut(self, cell, cell_index: int) -> None:
+        """Once per cell past its budget: say so in the cell, and interrupt it."""
+        budget = self._budget()
+        if not budget.first_refusal(cell_index):
+            return
+        self.log.warning("Cell %d: output beyond %s; the rest is dropped and the cell interrupted",
+                         cell_index, budget.describe())
+        cell.outputs.append(_error("OutputLimit", messages.text(
+            "nbgrader.output_limit", cell_mib=budget.cell_bytes >> 20, notebook_mib=budget.notebook_bytes >> 20)))
+        interrupted = self.km.interrupt_kernel()  # a coroutine for nbclient's asynchronous kernel managers
+        if asyncio.iscoroutine(interrupted):
+            asyncio.ensure_future(interrupted)
+
+    def _budget(self) -> output_budget.OutputBudget:
+        if getattr(self, "_output_budget", None) is None:
+            self._output_budget = output_budget.OutputBudget()
+        return self._output_budget
+
     def preprocess_cell(self, cell, resources, index):
         if getattr(self, "_stopped", False):
             if cell.cell_type == "code":
                 cell.outputs = [_error("NotRun", NOT_RUN)]
                 cell.execution_count = None
             return cell, self.resources
+        self._running = (cell, index)
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
             self._stop(cell, index, "KernelDied", KERNEL_DIED)
         except CellTimeoutError:
-            self._stop(cell, index, "KernelStuck", KERNEL_STUCK)
+            # A cell whose output was cut lost the end of its output too (its "idle" may be among what was
+            # dropped): nbclient then times out waiting for it. A kernel that answers is not stuck.
+            if not (self._budget().was_cut(index) and self._kernel_answers()):
+                self._stop(cell, index, "KernelStuck", KERNEL_STUCK)
         return cell, self.resources
+
+    async def _async_kernel_answers(self) -> bool:
+        """Whether the kernel answers a kernel_info request within ANSWER_SECONDS (it is idle, not stuck)."""
+        request = self.kc.kernel_info()
+        deadline = time.monotonic() + ANSWER_SECONDS
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=left))
+            except Empty:
+                return False
+            if reply.get("parent_header", {}).get("msg_id") == request:
+                return True
+        return False
+
+    _kernel_answers = run_sync(_async_kernel_answers)
 
     def _stop(self, cell, index: int, ename: str, message: str) -> None:
         self._stopped = True

@@ -33,9 +33,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import zmq
+import zmq.asyncio
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Unicode
+from traitlets import DottedObjectName, Type, Unicode, default
 
 from autograder.child.confinement import WORKDIR
 from autograder.child.kernel_entry import SUBMISSION_IN_VIEW
@@ -44,6 +47,10 @@ from autograder.sandbox import os_isolation
 from autograder.sandbox.zygote_client import child_environment
 
 KERNEL_TMPFS_BYTES = 512 << 20  # the kernel's whole writable space, as a grading child's
+# The largest message nbgrader's process accepts from a confined kernel, on any channel: ZeroMQ drops the
+# connection (and reconnects) rather than take in more, so one message never costs nbgrader more than this
+# (integrations/output_budget.py then bounds what all the messages of a notebook may add up to).
+MAX_MESSAGE_BYTES = 16 << 20
 # Not under /tmp: the sandbox shows /tmp read-only, so nothing can be bound below it.
 RUNTIME_ROOT = Path("/run/autograder-kernels") if Path("/run").is_dir() else Path("/var/tmp/autograder-kernels")
 
@@ -55,8 +62,21 @@ class KernelSandboxUnavailable(RuntimeError):
     """The student's kernel cannot be started in the OS sandbox here; the message says why and what to do."""
 
 
+class ConfinedKernelClient(AsyncKernelClient):
+    """nbclient's client of a confined kernel: no message larger than MAX_MESSAGE_BYTES is taken in."""
+
+    @default("context")
+    def _bounded_context(self) -> zmq.asyncio.Context:
+        context = zmq.asyncio.Context()
+        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)  # a default of every socket made from it
+        return context
+
+
 class ConfinedKernelManager(AsyncKernelManager):
     """A kernel manager whose ipykernel runs confined in the OS sandbox, over IPC sockets."""
+
+    client_class = DottedObjectName("autograder.sandbox.kernel_sandbox.ConfinedKernelClient")
+    client_factory = Type(ConfinedKernelClient, klass=AsyncKernelClient)
 
     config_file = Unicode("", help="grading.toml whose [sandbox] limits apply (default: the course directory's, where "
                                             "nbgrader runs).").tag(config=True)
