@@ -39,3 +39,13 @@ def start_formgrader(root: Path, token: str) -> tuple[subprocess.Popen, str]:
         cwd=root, env=nbgrader_environment() | {"JUPYTER_CONFIG_DIR": str(root / ".jupyter")},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return server, f"http://127.0.0.1:{port}"
+
+
+def post_with_token(url: str, token: str) -> tuple[int, str]:
+    """POST (no body) with the token, to a formgrader already answering."""
+    request = urllib.request.Request(url, data=b"", method="POST", headers={"Authorization": f"token {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=3600) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()

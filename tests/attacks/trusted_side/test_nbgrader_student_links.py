@@ -15,13 +15,17 @@ feedback/, Mallory's feedback names what was not copied, and Trudy scores 0 with
 
 from __future__ import annotations
 
+import json
 import os
+import secrets
 import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import SEED
+from formgrader_http import get_with_token, post_with_token, start_formgrader
 from nbgrader_courses import honest_notebook, released_course, run_nbgrader, scores, submission_folder
 
 from autograder import grading_config
@@ -129,3 +133,24 @@ def test_a_notebook_that_is_a_link_scores_0_with_the_sentence_autograder_grade_s
     assert _tree(autograded) == {f"{ASSIGNMENT}.ipynb": "file"}
     printed = _outputs(autograded / f"{ASSIGNMENT}.ipynb")
     assert sentence in printed and ALICE_MARK not in printed
+
+
+def test_the_formgraders_autograde_button_refuses_a_linked_notebook_too(course):
+    """The formgrader runs autograde in its own process, with the converters nbgrader_config.py installs there."""
+    tom = submission_folder(course, "tom", ASSIGNMENT)
+    os.symlink(course / "submitted" / "alice" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", tom / f"{ASSIGNMENT}.ipynb")
+    token = secrets.token_hex(16)
+    server, base = start_formgrader(course, token)
+    try:
+        assert get_with_token(f"{base}/formgrader/api/status", token)[0] == 200
+        status, body = post_with_token(f"{base}/formgrader/api/submission/{ASSIGNMENT}/tom/autograde", token)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    assert status == 200 and json.loads(body)["success"], body[-3000:]
+    assert sum(scores(course, ASSIGNMENT)["tom"].values()) == 0
+    assert ALICE_MARK not in _outputs(course / "autograded" / "tom" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
