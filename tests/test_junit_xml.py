@@ -216,3 +216,20 @@ def test_fail_under_argument_is_checked():
             exit_status.parse_fail_under(bad)
     with pytest.raises(ValueError):
         exit_status.exit_code([PERFECT], 120)
+
+
+def test_a_failures_kind_is_its_type_and_the_kits_own_failure_is_an_error_not_the_students():
+    """results.json records each failed check's kind (check/failure.FailureKind): a check in which the kit itself
+    failed is an <error> (no failed check of the student's), the others <failure>s typed by their kind."""
+    from autograder.check.failure import Failure, FailureKind
+    from autograder.check.results import CheckResult, SubmissionResult
+
+    checks = [CheckResult("selu", "correct", 0.0, 2.0, False, "").failing_with(
+                  Failure("selu(f32[10]) returned wrong values.", FailureKind.WRONG_VALUES)),
+              CheckResult("selu", "jittable", 0.0, 1.0, False, "").failing_with(
+                  Failure("Internal grader error in this check (KeyError: 'x').", FailureKind.INTERNAL))]
+    suite = _parse([SubmissionResult("kit_fault", "kit_fault.ipynb", "02_where", 7, checks).to_gradescope()])[0]
+    correct, jittable = suite.findall("testcase")
+    assert correct.find("failure").get("type") == "wrong values" and correct.find("error") is None
+    assert jittable.find("failure") is None and "kit failed" in jittable.find("error").get("type")
+    assert (suite.get("failures"), suite.get("errors")) == ("1", "1")

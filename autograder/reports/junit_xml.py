@@ -23,10 +23,13 @@ mistake, and test reporters show the reason beside the skipped case. A submissio
 that could not be loaded, or whose grading crashed, still lists every check
 of its assignment (the grader writes them all at zero with the reason), so
 each is a failure with that reason; its `problem` is a property and the
-failure's type. A submission that was not graded at all (reports.grade_status:
+failure's type; otherwise the type is the kind of the check's failure
+(extra_data.failure.kind: "wrong values", "student code", else "check
+failed"). A submission that was not graded at all (reports.grade_status:
 the batch was interrupted, the machine too busy, the kit failed) is no
 failure of the student's: each of its checks is an <error> of type
-"not graded", so CI still goes red but no reporter counts a failed check.
+"not graded", so CI still goes red but no reporter counts a failed check;
+a single check in which the kit itself failed is an <error> as well.
 A result without any check (its assignment was not known) becomes one
 failing testcase named "grading" with the reason, so a broken submission is
 never an empty, green suite. Per-check times are not
@@ -154,10 +157,13 @@ def _suite(result: dict) -> ET.Element:
         elif status == "not_checked":
             skipped += 1
             ET.SubElement(case, "skipped", {"message": _first_line(clean(test.get("output") or ""))})
+        elif status == "failed" and _failure_kind(test) == "internal":  # the kit failed in this check
+            errors += 1
+            _error(case, clean(test.get("output") or "") or output or "failed", "the kit failed in this check")
         elif status == "failed":
             failures += 1
             feedback = clean(test.get("output") or "") or output or "failed"
-            _failure(case, feedback, problem or "check failed")
+            _failure(case, feedback, problem or _failure_type(test))
     if not tests:
         case = ET.SubElement(suite, "testcase", {"classname": classname, "name": "grading"})
         if status_of.status == grade_status.NOT_GRADED:
@@ -177,13 +183,26 @@ def _suite(result: dict) -> ET.Element:
     return suite
 
 
+def _failure_kind(test: dict) -> str:
+    """The kind of a check's failure as results.json records it (check/failure.FailureKind), or ""."""
+    kind = mapping(mapping(test.get("extra_data")).get("failure")).get("kind")
+    return kind if isinstance(kind, str) else ""
+
+
+def _failure_type(test: dict) -> str:
+    """A failure's type: its kind in words ("wrong values", "student code"), else "check failed"."""
+    kind = _failure_kind(test)
+    return kind.replace("_", " ") if kind and kind != "property" else "check failed"
+
+
 def _failure(case: ET.Element, feedback: str, kind: str) -> None:
     failure = ET.SubElement(case, "failure", {"message": _first_line(feedback), "type": kind})
     failure.text = feedback
 
 
 def _error(case: ET.Element, detail: str, reason: str) -> None:
-    """A check that never ran because the submission was not graded: the grading's error, not the student's."""
+    """A check that was not graded (its submission was not, or the kit failed in it): the grading's error, not
+    the student's."""
     error = ET.SubElement(case, "error", {"message": _first_line(detail), "type": f"not graded: {reason}"})
     error.text = detail
 
