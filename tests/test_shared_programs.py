@@ -14,6 +14,7 @@ import pytest
 from conftest import REPO
 
 from autograder import grading_config
+from autograder.child.audit_guard import MAX_CREATED_FILES
 from autograder.child.compiled_programs import CACHE_DIRECTORY
 from autograder.grade.batch import grade_batch
 from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
@@ -198,14 +199,21 @@ def test_a_failed_part_adds_nothing_and_the_others_are_still_shared(tmp_path):
 
 
 def test_the_store_of_an_assignment_with_many_programs_is_complete(tmp_path):
-    """07 compiles more programs than a submission may write files: its store must hold them all."""
+    """A solution that compiles more programs than a submission may write files: its store must hold them all."""
+    import nbformat
+
     config = grading_config.load()
     assignment = "07_vmap_pytrees"
-    solution = REPO / "solutions" / assignment / f"{assignment}.ipynb"
+    notebook = nbformat.read(REPO / "solutions" / assignment / f"{assignment}.ipynb", as_version=4)
+    shapes = 2 * MAX_CREATED_FILES
+    notebook.cells.append(nbformat.v4.new_code_cell(  # one program per shape, eagerly
+        f"import jax.numpy as jnp\nfor n in range(1, {shapes + 1}):\n    jnp.sin(jnp.ones(n))"))
+    solution = tmp_path / f"{assignment}.ipynb"
+    nbformat.write(notebook, str(solution))
     written = tmp_path / "written"
     grade_submission(solution, config, GradingOptions(seed=2026, assignment=assignment),
                      WorkerResources(write_programs_to=written))
-    assert len(list(written.iterdir())) > 64  # the cap on a submission's own files (child.audit_guard)
+    assert len(list(written.iterdir())) > shapes > MAX_CREATED_FILES
 
 
 # --- the store kept for the next batch ------------------------------------------------------
