@@ -47,7 +47,7 @@ class _HandedInFilesOnly(BaseConverter):
 
     def __init__(self, coursedir=None, **kwargs) -> None:
         super().__init__(coursedir=coursedir, **kwargs)
-        self._left_out: dict[tuple[str, str], list[str]] = {}  # (assignment, student): files not copied
+        self._left_out: dict[tuple[str, str], list[nbgrader_student_files.LeftOut]] = {}  # (assignment, student): files not copied
         self._refused: dict[tuple[str, str, str], str] = {}  # (assignment, student, notebook): why not read
         # nbgrader reads timestamp.txt through CourseDirectory, which the app shares with this converter.
         self.coursedir.get_existing_timestamp = self._existing_timestamp
@@ -58,7 +58,7 @@ class _HandedInFilesOnly(BaseConverter):
                                                          [*self.coursedir.ignore, "*.ipynb"])
         for item in left_out:
             self.log.warning("%s, %s: not copied: %s", student_id, assignment_id, item.shown())
-        self._left_out[(assignment_id, student_id)] = [item.shown() for item in left_out]
+        self._left_out[(assignment_id, student_id)] = left_out  # said in the feedback's language, later
 
     def init_single_notebook_resources(self, notebook_filename: str) -> dict:
         resources = super().init_single_notebook_resources(notebook_filename)
@@ -88,7 +88,8 @@ class _HandedInFilesOnly(BaseConverter):
             bounded_json.check_depth(text)
             return nbformat.reads(text, as_version=4)
         except OSError as error:
-            refused = messages.text("load.not_a_file", file=name, why=regular_file.why(error),
+            key, fields = regular_file.reason(error)
+            refused = messages.text("load.not_a_file", file=name, why=messages.text(key, **fields),
                                     limit_mib=SUBMISSION_CAP_BYTES >> 20)
         except bounded_json.JSONLimitExceeded as error:
             refused = messages.text("load.too_deep", path=name, depth=error.limit.maximum)

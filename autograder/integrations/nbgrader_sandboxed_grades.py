@@ -45,7 +45,7 @@ from autograder import grading_config
 from autograder.catalog import messages
 from autograder.check.results import SubmissionResult
 from autograder.integrations.nbgrader_converters import LEFT_OUT_KEY, REFUSED_KEY
-from autograder.integrations.nbgrader_student_files import FILE_CAP_BYTES, FOLDER_CAP_BYTES
+from autograder.integrations.nbgrader_student_files import FILE_CAP_BYTES, FOLDER_CAP_BYTES, LeftOut
 from autograder.integrations.release import CHECK_PREFIX
 from autograder.reports.terminal_table import render
 
@@ -193,12 +193,13 @@ def _outputs_for(result: SubmissionResult, function: str, execution_count, notes
             new_output("execute_result", data={"text/plain": f"{points:.15g}"}, execution_count=execution_count)]
 
 
-def _notes_for_nbgrader(result: SubmissionResult, left_out: list[str]) -> list[str]:
+def _notes_for_nbgrader(result: SubmissionResult, left_out: list[LeftOut]) -> list[str]:
     """The submission's notes, less "cells ... were not run": nbgrader ran those example cells in its kernel,
     and the feedback page shows their outputs just above; and the files of the student's folder not copied."""
     with messages.using(result.language):
         before, after = messages.text("load.demos_skipped", cells="\0").split("\0")
-        copied = [messages.text("nbgrader.files_left_out", files="; ".join(left_out[:MAX_LEFT_OUT_SHOWN]),
+        copied = [messages.text("nbgrader.files_left_out",
+                                files="; ".join(item.shown() for item in left_out[:MAX_LEFT_OUT_SHOWN]),
                                 file_mib=FILE_CAP_BYTES >> 20, folder_mib=FOLDER_CAP_BYTES >> 20)] if left_out else []
     skipped = re.compile(f"{re.escape(before)}.+?{re.escape(after)}", re.DOTALL)
     return [note for note in result.notes if not skipped.fullmatch(note)] + copied

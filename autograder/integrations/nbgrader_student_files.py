@@ -30,6 +30,7 @@ import fnmatch
 import os
 import stat
 
+from autograder.catalog import messages
 from autograder.load import regular_file
 from autograder.sandbox.parent import SUBMISSION_CAP_BYTES
 
@@ -42,26 +43,33 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_
 
 @dataclasses.dataclass(frozen=True)
 class LeftOut:
-    """A file or folder of the student's that was not copied, and why (in the operating system's words)."""
+    """A file or folder of the student's that was not copied, and why: a catalog key (load.why.*) and its fields."""
 
     path: str  # relative to the student's folder
     why: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def for_error(cls, path: str, error: OSError) -> LeftOut:
+        key, fields = regular_file.reason(error)
+        return cls(path, key, tuple(fields.items()))
 
     def shown(self) -> str:
-        return f"{self.path} ({self.why})"
+        """In the current language (messages.using)."""
+        return f"{self.path} ({messages.text(self.why, **dict(self.fields))})"
 
 
 def copy_handed_in(source: str, destination: str, ignore: list[str]) -> list[LeftOut]:
     """Copy the regular files under `source` (nbgrader's ignore globs and notebooks excepted) to `destination`."""
     if os.path.islink(source):
-        return [LeftOut(".", "a symbolic link")]
+        return [LeftOut(".", "load.why.link")]
     left_out: list[LeftOut] = []
     budget = _Budget()
     for folder, subfolders, names in os.walk(source):  # followlinks=False: a linked folder is listed, not entered
         relative = os.path.relpath(folder, source)
         for name in sorted(subfolders):
             if os.path.islink(os.path.join(folder, name)):
-                left_out.append(LeftOut(_joined(relative, name), "a symbolic link"))
+                left_out.append(LeftOut(_joined(relative, name), "load.why.link"))
         subfolders[:] = sorted(n for n in subfolders if not _ignored(n, ignore)
                                and not os.path.islink(os.path.join(folder, n)))
         for name in sorted(names):
@@ -69,14 +77,15 @@ def copy_handed_in(source: str, destination: str, ignore: list[str]) -> list[Lef
                 continue
             shown = _joined(relative, name)
             if not budget.take_entry():
-                return [*left_out, LeftOut(shown, f"more than {MAX_ENTRIES} files")]
+                return [*left_out, LeftOut(shown, "load.why.too_many_files", (("count", str(MAX_ENTRIES)),))]
             try:
                 data = regular_file.read(os.path.join(folder, name), FILE_CAP_BYTES)
             except OSError as error:
-                left_out.append(LeftOut(shown, regular_file.why(error)))
+                left_out.append(LeftOut.for_error(shown, error))
                 continue
             if not budget.spend(len(data)):
-                left_out.append(LeftOut(shown, f"more than {FOLDER_CAP_BYTES >> 20} MiB in all"))
+                limit = (("limit_mib", str(FOLDER_CAP_BYTES >> 20)),)
+                left_out.append(LeftOut(shown, "load.why.folder_too_large", limit))
                 continue
             _write(os.path.join(destination, relative, name), data)
     return left_out

@@ -79,10 +79,8 @@ def read(path: Path | str, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> obj
     """
     try:
         raw = regular_file.read(path, max_bytes)  # never through a link, never a FIFO or a device
-    except OSError as error:
-        if str(error) == regular_file.too_large(max_bytes):
-            raise JSONLimitExceeded(Limit("size", max_bytes)) from None
-        raise
+    except regular_file.TooLarge:
+        raise JSONLimitExceeded(Limit("size", max_bytes)) from None
     return loads(raw, max_bytes=max_bytes, max_depth=max_depth)
 
 

@@ -293,8 +293,9 @@ class SandboxTransport:
         try:
             submission = regular_file.read(self._source_path, SUBMISSION_CAP_BYTES)
         except OSError as error:
+            key, fields = regular_file.reason(error)
             self._load_failure = messages.text("load.not_a_file", file=self._source_path.name,
-                                               why=regular_file.why(error), limit_mib=SUBMISSION_CAP_BYTES >> 20)
+                                               why=messages.text(key, **fields), limit_mib=SUBMISSION_CAP_BYTES >> 20)
             self.load_problem = "child_failed"
             return LoadReport(notes=[self._load_failure], not_implemented_cells=[])
         report = self._fork_and_load(submission)
