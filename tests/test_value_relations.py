@@ -34,6 +34,7 @@ CASES = {
                             np.where(X > 0, np.log(np.abs(X)), 0).astype(F32), ()),
     "relation.one_entry_more": (np.concatenate([np.zeros((4, 1), F32), X], axis=1), X, ()),
     "relation.one_entry_less": (X[:, :-1], X, ()),
+    "relation.padded_ends": (np.pad(X, ((0, 0), (1, 1))), X, ()),
     "relation.axes_swapped": (X.T.copy(), X, ()),
     "relation.reversed": (X[:, ::-1].copy(), X, ()),
     "relation.shifted": (np.concatenate([np.zeros((4, 1), F32), X[:, :-1]], axis=1), X, ()),
@@ -75,6 +76,8 @@ def test_the_relations_say_the_numbers_they_found():
     assert "0.1 of the way" in relation_hint(*CASES["relation.partial_step"][:2], CASES["relation.partial_step"][2])
     assert "`jax.nn.log_softmax`" in relation_hint(*CASES["relation.extra_function"][:2])
     assert "`jnp.sqrt`" in relation_hint(*CASES["relation.missing_function"][:2])
+    steps = np.asarray([1, -1, -1, 1, 1], np.int32)
+    assert "`jnp.cumsum`" in relation_hint(steps, np.cumsum(steps).astype(np.int32))
     assert "float64 where JAX computes float32" in relation_hint(X.astype(np.float64), X)
     assert "moved -1 times the expected step" in relation_hint(np.asarray(-1.0, F32), np.asarray(2.0, F32),
                                                                 (np.asarray(0.5, F32),))

@@ -201,6 +201,7 @@ ENGLISH: dict[str, str] = {
     "relation.not_finite": "Your result is NaN or inf at {count} of {size} entries where the expected value is finite, and right everywhere else: a function is evaluated where it is undefined (a log or square root of 0 or a negative number, a division by 0). Give those entries their own value with `jnp.where`, and keep the undefined input away from the function.",
     "relation.one_entry_more": "Your result has one entry too many along axis {axis}: without its entry at index {index} it is the expected value. Check where the sequence starts and ends (a starting value kept in the output, a range one too long).",
     "relation.one_entry_less": "Your result has one entry too few along axis {axis}: it is the expected value without its entry at index {index}. Check where the sequence starts and ends (a first or last value left out, a range one too short).",
+    "relation.padded_ends": "Your result has one entry too many at each end of axis {axis}: without its first and last entries it is the expected value. The exercise keeps only the positions where the whole window fits (a 'valid' convolution), not a padded border ('same' or 'full').",
     "relation.axes_swapped": "Your result is the expected value with its axes in the order {axes}: the entries are right but the axes are swapped. Check which axis is which (a `.T`, `in_axes` or `out_axes`, the order of the axes in a product or a reshape).",
     "relation.reversed": "Your result is the expected value in reverse order along axis {axis}: the entries are right but run the other way (a loop or scan over the sequence in the other direction, a `[::-1]`).",
     "relation.shifted": "Your result is the expected value moved by one place along axis {axis}: each entry sits one position off (the value saved before the update instead of after it, or the other way round; an index starting at 1).",
@@ -270,6 +271,9 @@ ENGLISH: dict[str, str] = {
     "check.placement_whole": "device {device} holds all of it",
     "check.placement_span": "device {device} holds rows {start}:{stop}",
     "check.placement_separator": "; ",  # between the check.placement_whole/_span parts
+    "check.placement_host": "{call} returned output {index} as a NumPy array or Python number, on the host: none of the {devices} devices holds it (`np.asarray` and `jax.device_get` bring a result back from the devices). Return the `jax.Array` itself. {why}",
+    "check.placement_axis": "{call} returned output {index} with its rows split over the mesh axis {axes}; the exercise names that axis \"{axis}\" (`Mesh(..., (\"{axis}\",))` or `jax.make_mesh(..., (\"{axis}\",))`, and `P(\"{axis}\")`). {why}",
+    "check.placement_no_axis": "(no mesh axis)",
     "check.with_devices": "Graded with {devices} CPU devices: {feedback}",
     "check.not_jitted": "`{function}` is a plain {type_name}, not a jitted function. Decorate it with `@jax.jit` (or `@partial(jax.jit, ...)`) as the exercise asks.",
     "check.expected_error": "{call} should raise {expected}, but {actual}.",

@@ -168,6 +168,19 @@ def one_entry_more_or_less(got: np.ndarray, want: np.ndarray, starts: list) -> F
     return None
 
 
+def padded_ends(got: np.ndarray, want: np.ndarray, starts: list) -> Found | None:
+    """The expected entries with one more at each end of one axis (a "same" convolution, a padded border)."""
+    if got.ndim != want.ndim or got.ndim == 0:
+        return None
+    differ = [axis for axis in range(got.ndim) if got.shape[axis] != want.shape[axis]]
+    if len(differ) != 1 or got.shape[differ[0]] - want.shape[differ[0]] != 2 or want.shape[differ[0]] < 2:
+        return None
+    axis = differ[0]
+    if _same(np.take(got, range(1, got.shape[axis] - 1), axis=axis), want):
+        return Found("relation.padded_ends", {"axis": str(axis)})
+    return None
+
+
 def axes_swapped(got: np.ndarray, want: np.ndarray, starts: list) -> Found | None:
     """The expected array with its axes in another order (a transpose)."""
     if want.ndim < 2 or got.size != want.size or got.size < 2:
@@ -280,6 +293,8 @@ ELEMENTWISE: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "jnp.tanh": np.tanh,
     "jax.nn.relu": lambda x: np.maximum(x, 0),
     "jnp.abs": np.abs,
+    # A running sum left out (the steps of a walk, the inputs a scan passes through) or added.
+    "jnp.cumsum": lambda x: np.cumsum(x, axis=-1),
     # A square root left out reads better than a square added, a log left out better than an exp added.
     "jnp.sqrt": np.sqrt,
     "jnp.square": np.square,
@@ -336,6 +351,6 @@ def _round(fraction: float) -> bool:
     return any(abs(fraction - round(fraction * d) / d) < 1e-4 for d in ROUND_DENOMINATORS)
 
 
-FINDERS: tuple[Finder, ...] = (wider_dtype, not_finite_where_defined, one_entry_more_or_less, axes_swapped,
-                               reversed_order, shifted_by_one, flipped_sign, partial_step, scaled, floored, offset,
-                               elementwise_function)
+FINDERS: tuple[Finder, ...] = (wider_dtype, not_finite_where_defined, one_entry_more_or_less, padded_ends,
+                               axes_swapped, reversed_order, shifted_by_one, flipped_sign, partial_step, scaled,
+                               floored, offset, elementwise_function)
