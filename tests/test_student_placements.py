@@ -24,6 +24,13 @@ CASES = {
     "mistakes/convolve_on_devices_python_loop.py": "convolve_on_devices",
     "mistakes/shard_rows_no_sharding.py": "shard_rows",
 }
+# Judged as the student calls the function: corpus mistake -> its function and the sentence saying where its
+# result is, and correct ways to place an array eagerly (each defines shard_rows).
+AS_CALLED = {
+    "mistakes/data_parallel_step_params_to_host.py": ("data_parallel_step", "check.placement_host"),
+    "mistakes/shard_rows_batch_axis.py": ("shard_rows", "check.placement_axis"),
+}
+EAGER_CORRECT = ["correct/shard_rows_mesh_of_device_array.py", "correct/shard_rows_from_callback.py"]
 
 _REPLAY = """
 import json, sys, tempfile
@@ -57,7 +64,8 @@ print(json.dumps(found))
 def replayed() -> dict[str, list]:
     """Each case's (and the solution's) replayed checks, by "<language>:<file name>"."""
     corpus = REPO / "tests" / "corpus" / ASSIGNMENT
-    files = [str(corpus / case) for case in CASES] + [str(REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")]
+    files = [str(corpus / case) for case in [*CASES, *AS_CALLED, *EAGER_CORRECT]]
+    files.append(str(REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"))
     environment = dict(os.environ, JAX_NUM_CPU_DEVICES="4", JAX_PLATFORMS="cpu", AUTOGRADER_JAX_CACHE="off")
     completed = subprocess.run([sys.executable, "-c", _REPLAY, str(REPO), ASSIGNMENT, *files], cwd=REPO,
                                env=environment, capture_output=True, text=True, timeout=900)
@@ -87,3 +95,33 @@ def test_a_result_on_the_wrong_devices_fails_its_placement_check_in_the_student_
     with messages.using(language):  # where the result is, and the exercise's sentence on why it matters
         said = [messages.text("check.placement_whole", device=0), messages.text(f"10_parallel.{function}.spread")]
     assert all(sentence in feedback for sentence in said), (said, feedback)
+
+
+def _declared(case: str) -> dict:
+    import tomllib
+
+    cases = tomllib.loads((REPO / "tests" / "corpus" / ASSIGNMENT / "cases.toml").read_text())
+    return next(c for c in cases["mistake"] if c["file"] == case)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("case", sorted(AS_CALLED))
+def test_a_result_on_the_host_or_the_wrong_axis_fails_its_placement_check_in_the_student_package(replayed, case,
+                                                                                                  language):
+    from autograder.catalog import messages
+
+    function, key = AS_CALLED[case]
+    checks = [check for check in replayed[f"{language}:{case.split('/')[-1]}"] if check[0] == function]
+    assert sorted(prop for _, prop, passed, _ in checks if not passed) == sorted(_declared(case)["fails"]), checks
+    feedback = next(text for _, prop, passed, text in checks if not passed)
+    with messages.using(language):  # the sentence's first words after the call it names
+        sentence = messages.text(key, call="\0", index=0, devices=4, axes='"batch"', axis="data", why="")
+        said = sentence.split("\0")[1][:40]
+    assert said in feedback, (said, feedback)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("case", EAGER_CORRECT)
+def test_an_array_placed_eagerly_on_the_data_mesh_passes_in_the_student_package(replayed, case, language):
+    checks = [check for check in replayed[f"{language}:{case.split('/')[-1]}"] if check[0] == "shard_rows"]
+    assert checks and all(passed for _, _, passed, _ in checks), checks

@@ -232,21 +232,28 @@ class Submission:
         return program.facts, value, placements
 
     def placed_call(self, function: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, *,
-                    rows_sharded: Sequence[int] = ()) -> list[Placement]:
-        """Where `function(*args, **kwargs)`, called as written in the student's process, puts each output leaf.
+                    rows_sharded: Sequence[int] = ()) -> tuple[Any, list[Placement]]:
+        """`function(*args, **kwargs)` called as the student calls it (eagerly, no `jax.jit` around it): its value,
+        and where each output leaf lives.
 
-        What that process says about itself: only the student package asks, in the student's own process,
-        on a JAX whose jit loses placements (student/jax_support.py); grading uses `placed_run`.
+        The kit reads each placement from the array the call returned, in the process that ran it
+        (child/executor.py), and it crosses the pipe as typed data (protocol.placements): a leaf that is
+        not a `jax.Array` (NumPy, a Python number) comes back on the host. `rows_sharded`: positional
+        arguments placed by rows over the mesh before the call (see `call_with`).
+        Returns `(outputs as NumPy arrays, one Placement per output leaf in tree order)`.
         """
         kwargs = dict(kwargs or {})
         skeleton, arrays = _encode({"args": tuple(args), "kwargs": kwargs})
         request = requests.Call(function, skeleton, rows_sharded=tuple(rows_sharded), placements=True)
         call = describe_call(function, args, kwargs)
-        answer, _ = self._send(request, arrays, call)
+        answer, out_arrays = self._send(request, arrays, call)
         try:
-            return [Placement.from_wire(raw) for raw in answer.get("placements", [])]
-        except ValueError as error:
+            value = wire_format.decode(answer.get("value_skeleton"), out_arrays, make_array=_same, make_key=_key_data)
+            raw = answer.get("placements")
+            placements = [Placement.from_wire(leaf) for leaf in (raw if isinstance(raw, list) else [None])]
+        except (wire_format.WireFormatError, ValueError) as error:
             raise StudentCodeError(messages.text("call.bad_output", call=call, detail=error)) from None
+        return value, placements
 
     def program_gradient(
         self,

@@ -104,7 +104,8 @@ class Executor:
         if request.placements is True:
             from autograder.protocol.placements import placement_of
 
-            placed = [placement_of(leaf).to_wire() for leaf in jax.tree.leaves(value) if isinstance(leaf, jax.Array)]
+            # Every leaf, a NumPy one too: a result brought back to the host is on no device, a fact to report.
+            placed = [placement_of(leaf).to_wire() for leaf in jax.tree.leaves(value)]
             return {"value": value, "placements": placed}
         return {"value": value}
 

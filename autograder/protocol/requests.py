@@ -64,8 +64,8 @@ class Call:
     key_reuse_check: bool = False
     # Positional arguments placed by rows over "the mesh" (jax.make_mesh((d,), ("data",)), P("data")) first.
     rows_sharded: tuple[int, ...] = ()
-    # Also answer where each output leaf lives (protocol.placements): the student package's own process only,
-    # on a JAX whose jit does not keep placements (student/jax_support.py); the grader never asks.
+    # Also answer where each output leaf lives (protocol.placements), read by the kit from the arrays the call
+    # returned: 10_parallel's placements are judged on the function called as the student calls it.
     placements: bool = False
 
 

@@ -31,9 +31,12 @@ checks need, and this is the only place that does so:
   (`jax_pmap_shmap_merge`); before, a program with a pmap cannot be
   exported, so the flag is on while a function is exported
   (child/older_jax_exports.py).
-- `jax.jit` keeps an output's placement from a `jax.device_put` inside it
-  from 0.9 on; before, the output comes back replicated, so the student
-  package judges where outputs live on the function called as it is
+- Where outputs live is judged on the function called as the student calls
+  it (no `jax.jit` around it). Before 0.8 (`pmap` not yet lowered through
+  shard_map), indexing a `pmap` output by device (`new[0]`) returns that
+  device's copy alone, where the grader's JAX returns it replicated; there
+  a result that must be replicated and is on devices is also judged on the
+  jitted function, whose outputs that JAX returns replicated
   (student/replay.py `_placed`).
 - `jax.export` imports absl-py before 0.6 (a dependency of the package's
   metadata; `problem` names it when it is missing all the same).
@@ -149,11 +152,12 @@ def adapt() -> None:
             jax.monitoring.unregister_event_duration_listener = private
 
 
-def keeps_placements_under_jit() -> bool:
-    """Whether this JAX's `jax.jit` returns an output where a `jax.device_put` inside the function put it."""
+def indexes_pmap_outputs_as_the_grader() -> bool:
+    """Whether indexing this JAX's `pmap` output by device (`new[0]`) returns it replicated, as grading's does
+    (`pmap` lowered through shard_map), rather than that one device's copy."""
     import jax
 
-    return parse_version(jax.__version__) >= (0, 9)
+    return parse_version(jax.__version__) >= (0, 8)
 
 
 def _shard_map_over_the_experimental_one():

@@ -98,6 +98,7 @@ class RecordingSubmission(Submission):
         self._recorder = recorder
         self._depth = 0
         self._placed: dict[str, tuple[ProgramFacts, list]] = {}  # placed_run's facts and placements, by function
+        self._placed_calls: dict[str, list] = {}  # placed_call's placements, by function
 
     def _recorded(self, step: dict, run: Callable[[], Any], outcome: Callable[[Any], dict]) -> Any:
         if self._depth:  # a request made by another request (is_jitted asks describe): not a step of its own
@@ -188,6 +189,31 @@ class RecordingSubmission(Submission):
             self._recorder.remember_facts(facts, index)
             self._recorder.remember_facts(placements, index)
         return facts, value, placements
+
+    def placed_call(self, function, args, kwargs=None, *, rows_sharded=()):
+        """Recorded as the plain call it is, marked `placed`: the student package replays it with its own
+        placed_call, the function called as the student calls it on the student's own devices; how the check
+        judges its placements is recorded on this step (`assert_spread`), never where the solution's lived."""
+        kwargs = dict(kwargs or {})
+        options = {"mode": "plain", "static_argnums": [], "static_argnames": [], "argnums": 0, "in_axes": 0,
+                   "key_reuse_check": False, "rows_sharded": list(rows_sharded)}
+        step = {"op": "call", "function": function, "args": self._recorder.encode(tuple(args), "args"),
+                "kwargs": self._recorder.encode(kwargs, "kwargs"), "options": options, "placed": {}}
+        index = self._recorder.next_index()
+        self._recorder.comparisons.named(index, replay.described(function, tuple(args), kwargs, options))
+        placed: dict[str, list] = {}
+
+        def run():
+            value, placed[function] = super(RecordingSubmission, self).placed_call(function, args, kwargs,
+                                                                                  rows_sharded=rows_sharded)
+            return value
+
+        value = self._recorded(step, run, lambda value: {"value": self._recorder.encode(value, "output")})
+        placements = placed.get(function) or self._placed_calls[function]  # a probing rerun: the first run's
+        self._placed_calls[function] = placements
+        if self._recorder.probe is None:  # the judgement of this step's placements refers to it
+            self._recorder.remember_facts(placements, index)
+        return value, placements
 
     def trace(self, function, args, kwargs=None, *, static_argnums=(), static_argnames=()):
         kwargs = dict(kwargs or {})
@@ -281,8 +307,10 @@ def _wrap_assert_spread(original: Callable, recorder: Recorder) -> Callable:
         step = recorder.step_of(bound["placements"])
         original(*args, **kwargs)
         # On the placed step itself: its values decide first, as in the grader's expect_placement.
-        recorder.annotate(step, placed={"spread": str(bound["spread"]),
-                                        "fix": probing.hints_in(str(bound["why"]), recorder.assignment)})
+        placed = {"spread": str(bound["spread"]), "fix": probing.hints_in(str(bound["why"]), recorder.assignment)}
+        if bound.get("axis") is not None:
+            placed["axis"] = str(bound["axis"])
+        recorder.annotate(step, placed=placed)
 
     return assert_spread
 

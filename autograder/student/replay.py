@@ -217,37 +217,49 @@ def _call(step: dict, arrays: list[np.ndarray], submission: Submission, answers:
     return actual
 
 
-def _placed(step: dict, arrays: list[np.ndarray], submission: Submission) -> ProgramFacts:
-    """A recorded `expect_placement`: `jax.jit` of the function on this process's devices returns the recorded
-    value (judged first, as the grader does), its outputs placed as the grader asks; the program's facts."""
+def _placed(step: dict, arrays: list[np.ndarray], submission: Submission) -> ProgramFacts | None:
+    """A recorded `expect_placement` (a plain call: the function called as the student calls it, its outputs
+    placed as the grader asks) or `expect_jittable_on_devices` (`jax.jit` of it on this process's devices);
+    the recorded value is judged first, as the grader does. The program's facts for the jitted one."""
     function, options = step["function"], step.get("options", {})
     args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
     rows_sharded = tuple(options.get("rows_sharded", ()))
-    facts, actual, placements = submission.placed_run(function, args, kwargs, rows_sharded=rows_sharded)
-    assert_no_host_callbacks(facts, function=function)
     call = described(function, args, kwargs, options)
     expected = recorded.decode(step["outcome"]["value"], arrays)
+    if options.get("mode") == "jit":
+        facts, actual, _ = submission.placed_run(function, args, kwargs, rows_sharded=rows_sharded)
+        assert_no_host_callbacks(facts, function=function)
+        with _hinted(step, arrays, actual, expected):
+            assert_matches(actual, expected, call=call, rules=step.get("compare"))
+        return facts
+    actual, placements = submission.placed_call(function, args, kwargs, rows_sharded=rows_sharded)
     with _hinted(step, arrays, actual, expected):
         assert_matches(actual, expected, call=call, rules=step.get("compare"))
-    spread = step["placed"].get("spread")
+    spread, axis = step["placed"].get("spread"), step["placed"].get("axis")
     if spread:
         with _advised(step["placed"]):
             try:
-                assert_spread(placements, spread, devices=submission.devices, call=call, why="")
+                assert_spread(placements, spread, devices=submission.devices, call=call, why="", axis=axis)
             except AssertionError:
-                # On a JAX whose jit loses placements (student/jax_support.py) the function as called may
-                # still place its outputs as asked, as the grader's JAX keeps them under jit.
-                if jax_support.keeps_placements_under_jit() or not _spread_as_asked(
-                        submission.placed_call(function, args, kwargs, rows_sharded=rows_sharded), spread,
-                        submission.devices):
+                if not _replicated_as_the_grader_sees(step, placements, arrays, submission):
                     raise
-    return facts
+    return None
 
 
-def _spread_as_asked(placements: list, spread: Any, devices: int) -> bool:
+def _replicated_as_the_grader_sees(step: dict, placements: list, arrays: list[np.ndarray],
+                                   submission: Submission) -> bool:
+    """On a JAX whose `pmap` output indexed by a device lands on that device alone (student/jax_support.py),
+    a result the grader's JAX returns replicated: judged on the jitted function, whose outputs that JAX
+    returns replicated. Never for a result on the host, which no JAX places on a device."""
+    if (step["placed"].get("spread") != "replicated" or jax_support.indexes_pmap_outputs_as_the_grader()
+            or any(placement.on_host for placement in placements)):
+        return False
+    args, kwargs = recorded.decode(step["args"], arrays), recorded.decode(step["kwargs"], arrays)
+    rows_sharded = tuple(step.get("options", {}).get("rows_sharded", ()))
     try:
-        assert_spread(placements, spread, devices=devices, call="", why="")
-    except AssertionError:
+        _, _, jitted = submission.placed_run(step["function"], args, kwargs, rows_sharded=rows_sharded)
+        assert_spread(jitted, "replicated", devices=submission.devices, call="", why="")
+    except AssertionError:  # StudentCodeError too: it does not jit, so nothing shows it replicated
         return False
     return True
 

@@ -216,18 +216,22 @@ def expect_placement(
     *,
     spread: str,
     why: str,
+    axis: str | None = None,
     kwargs: dict[str, Any] | None = None,
     rows_sharded: Sequence[int] = (),
     rtol: float | None = None,
     atol: float | None = None,
     hint: str | None = None,
-) -> ProgramFacts:
-    """`jax.jit` of the function returns `expected`, placed over every device as `spread` says.
+) -> None:
+    """The function, called as the student calls it (no `jax.jit` around it), returns `expected`, placed over
+    every device as `spread` says.
 
-    The student's process exports the function; the clean-room runner runs the program on as many
-    devices as the grader gave (`submission.devices`, grading.toml's [devices]) and reports which
-    devices hold which rows of each output. Points for the placement come only with correct values.
-    Build "must use a collective" checks on the facts it returns (`assert_uses_collective`).
+    The call runs in the student's process on as many devices as the grader gave (`submission.devices`,
+    grading.toml's [devices]); the kit reads where each output leaf lives from the arrays the call returned
+    (`Submission.placed_call`). A spec that also asks for jittability is checked on its own
+    (`expect_jittable_on_devices`), so an eager way to place an array (`jax.make_array_from_callback`, a
+    mesh of `np.array(jax.devices())`) is judged as it runs. Points for the placement come only with
+    correct values.
 
     Args:
         submission: the `submission` fixture.
@@ -236,9 +240,79 @@ def expect_placement(
         expected: the reference output.
         spread: "rows": every output is split by rows, one equal block per device, over all devices
             (`NamedSharding(mesh, P("data"))`, or `pmap`'s one row per device); "replicated": every
-            device holds every output whole (parameters after a data-parallel step); "any": not checked
-            (a check on the values and the program only, such as "jittable" with a row-sharded input).
+            device holds every output whole (parameters after a data-parallel step).
         why: the exercise's sentence on why the placement matters, shown when it is wrong.
+        axis: for "rows", the mesh axis the spec names (10_parallel: "data"); None: any split counts.
+        kwargs: keyword arguments.
+        rows_sharded: positional arguments the function receives already placed by rows over the mesh
+            of all devices (`jax.make_mesh((d,), ("data",))`, `P("data")`).
+        rtol: relative tolerance (default: the dtype's).
+        atol: absolute tolerance (default: the dtype's).
+        hint: a catalog sentence added when the values are wrong.
+
+    Raises:
+        StudentCodeError: the call raised (a device count written into the code fails here when the
+            grader uses another); the student reads the JAX error.
+        AssertionError: wrong values (as in `expect_output`), or "name(f32[8, 3]) returned output 0
+            held by 1 of the 4 devices (device 0 holds all of it); expected it spread over all 4. <why>",
+            or an output on the host (NumPy), or rows split over a mesh axis the spec does not name.
+    """
+    if spread not in ("rows", "replicated"):
+        raise ValueError(f"spread is {spread!r}; expected 'rows' or 'replicated'")
+    kwargs = dict(kwargs or {})
+    actual, placements = submission.placed_call(function, args, kwargs, rows_sharded=rows_sharded)
+    call = _described_call(function, args, kwargs, "plain")
+    _assert_placed_values(actual, expected, args, kwargs, call=call, rtol=rtol, atol=atol, hint=hint)
+    if len(placements) != _leaf_count(actual):
+        raise StudentCodeError(messages.text("call.bad_output", call=call,
+                                             detail=f"{len(placements)} placements for {_leaf_count(actual)} outputs"))
+    assert_spread(placements, spread, devices=submission.devices, call=call, why=why, axis=axis)
+
+
+def _assert_placed_values(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[str, Any], *, call: str,
+                          rtol: float | None, atol: float | None, hint: str | None) -> None:
+    """The values of a call on several devices, judged first (a placement scores only with right values)."""
+    try:
+        _assert_values(actual, expected, call=call, exact=False, check_dtype=False, rtol=rtol, atol=atol)
+    except AssertionError as error:
+        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(
+            *_value_hints(actual, expected, args, kwargs, hint, ()))) from None
+
+
+def _leaf_count(value: Any) -> int:
+    """How many leaves a decoded output has (containers are dicts, lists and tuples; None is no leaf)."""
+    if isinstance(value, dict):
+        return sum(_leaf_count(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(_leaf_count(item) for item in value)
+    return 0 if value is None else 1
+
+
+def expect_jittable_on_devices(
+    submission: Submission,
+    function: str,
+    args: Sequence[Any],
+    expected: Any,
+    *,
+    kwargs: dict[str, Any] | None = None,
+    rows_sharded: Sequence[int] = (),
+    rtol: float | None = None,
+    atol: float | None = None,
+    hint: str | None = None,
+) -> ProgramFacts:
+    """`jax.jit` of the function, with every argument traced, returns `expected` on all the grader's devices.
+
+    For an exercise on several devices that the spec asks to be jittable: the student's process exports
+    the function (with `rows_sharded` arguments traced as placed by rows); the clean-room runner runs the
+    program on as many devices as the grader gave. Where outputs live is not judged here
+    (`expect_placement` judges the function as called). Build "must use a collective" checks on the facts
+    it returns (`assert_uses_collective`).
+
+    Args:
+        submission: the `submission` fixture.
+        function: the student's function, by name.
+        args: positional arguments, as for `expect_output`.
+        expected: the reference output.
         kwargs: keyword arguments.
         rows_sharded: positional arguments the function receives already placed by rows over the mesh
             of all devices (`jax.make_mesh((d,), ("data",))`, `P("data")`).
@@ -250,21 +324,15 @@ def expect_placement(
         The exported program's `ProgramFacts` (with `nr_devices` and `collectives`).
 
     Raises:
-        StudentCodeError: it cannot be traced or exported for these devices (a device count written
-            into the code fails here when the grader uses another); the student reads the JAX error.
-        AssertionError: wrong values (as in `expect_output`), or "jit(name(f32[8, 3])) returned output 0
-            held by 1 of the 4 devices (device 0 holds all of it); expected it spread over all 4. <why>".
+        StudentCodeError: it cannot be traced or exported for these devices; the student reads the JAX error.
+        AssertionError: it calls back into Python, or `jit(name(...))` returned wrong values (as in
+            `expect_output`).
     """
     kwargs = dict(kwargs or {})
-    facts, actual, placements = submission.placed_run(function, args, kwargs, rows_sharded=rows_sharded)
+    facts, actual, _ = submission.placed_run(function, args, kwargs, rows_sharded=rows_sharded)
     assert_no_host_callbacks(facts, function=student_function(function))
     call = _described_call(function, args, kwargs, "jit")
-    try:
-        _assert_values(actual, expected, call=call, exact=False, check_dtype=False, rtol=rtol, atol=atol)
-    except AssertionError as error:
-        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(
-            *_value_hints(actual, expected, args, kwargs, hint, ()))) from None
-    assert_spread(placements, spread, devices=submission.devices, call=call, why=why)
+    _assert_placed_values(actual, expected, args, kwargs, call=call, rtol=rtol, atol=atol, hint=hint)
     return facts
 
 

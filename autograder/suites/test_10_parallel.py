@@ -4,9 +4,11 @@ Graded with 4 CPU devices and again with 2 (grading.toml [devices]): every
 check runs once per count and scores only if it passes with both, so a
 device count written into the code loses the points of what it breaks.
 `submission.devices` is the grader's count. Which devices hold which rows
-of a result, and whether a program holds a collective, are read by the
-clean-room runner from the program the student's function exported and
-the arrays it computed (`expect_placement`, `assert_uses_collective`).
+of a result is read from the arrays the student's function returned,
+called as the student calls it (`expect_placement`); "jittable" and
+whether a program holds a collective are read by the clean-room runner
+from the program the function exported (`expect_jittable_on_devices`,
+`assert_uses_collective`).
 """
 
 import numpy as np
@@ -16,6 +18,7 @@ from autograder.suites.api import (
     assert_not_unrolled,
     assert_uses_collective,
     expect_jittable,
+    expect_jittable_on_devices,
     expect_output,
     expect_placement,
     graded,
@@ -108,7 +111,9 @@ def test_shard_rows_values(submission, rng, sizes):
 @graded("shard_rows", "split by rows over every device")
 def test_shard_rows_spread(submission, rng, sizes):
     x = _normal(rng, (_rows_of(submission, sizes), int(sizes.integers(2, 6))))
-    expect_placement(submission, "shard_rows", (x,), x, spread="rows", why=_hint("shard_rows", "spread"))
+    # On the mesh the spec fixes: its one axis is named "data".
+    expect_placement(submission, "shard_rows", (x,), x, spread="rows", axis="data",
+                     why=_hint("shard_rows", "spread"))
 
 
 # --- global_mean -----------------------------------------------------------------
@@ -141,16 +146,16 @@ def test_global_mean_correct(submission, rng, sizes):
 @graded("global_mean", "uses a collective")
 def test_global_mean_collective(submission, rng, sizes):
     x = _sharded_input(submission, rng, sizes)
-    facts = expect_placement(submission, "global_mean", (x,), _mean(x), spread="any",
-                             why="", rows_sharded=(0,), hint=_hint("global_mean", "values"), rtol=1e-5, atol=1e-5)
+    facts = expect_jittable_on_devices(submission, "global_mean", (x,), _mean(x), rows_sharded=(0,),
+                                       hint=_hint("global_mean", "values"), rtol=1e-5, atol=1e-5)
     assert_uses_collective(facts, ("all_reduce",), function="global_mean", why=_hint("global_mean", "collective"))
 
 
 @graded("global_mean", "jittable")
 def test_global_mean_jittable(submission, rng, sizes):
     x = _sharded_input(submission, rng, sizes)
-    expect_placement(submission, "global_mean", (x,), _mean(x), spread="any", why="",
-                     rows_sharded=(0,), hint=_hint("global_mean", "values"), rtol=1e-5, atol=1e-5)
+    expect_jittable_on_devices(submission, "global_mean", (x,), _mean(x), rows_sharded=(0,),
+                               hint=_hint("global_mean", "values"), rtol=1e-5, atol=1e-5)
 
 
 # --- data_parallel_step ----------------------------------------------------------
@@ -207,8 +212,8 @@ def test_data_parallel_step_replicated(submission, rng, sizes):
 @graded("data_parallel_step", "uses a collective")
 def test_data_parallel_step_collective(submission, rng, sizes):
     args = _step_inputs(submission, rng, sizes)
-    facts = expect_placement(submission, "data_parallel_step", args, _step(*args), spread="any", why="",
-                             hint=_hint("data_parallel_step", "values"), rtol=1e-4, atol=1e-5)
+    facts = expect_jittable_on_devices(submission, "data_parallel_step", args, _step(*args),
+                                       hint=_hint("data_parallel_step", "values"), rtol=1e-4, atol=1e-5)
     assert_uses_collective(facts, ("all_reduce",), function="data_parallel_step",
                            why=_hint("data_parallel_step", "collective"))
 
@@ -216,5 +221,5 @@ def test_data_parallel_step_collective(submission, rng, sizes):
 @graded("data_parallel_step", "jittable")
 def test_data_parallel_step_jittable(submission, rng, sizes):
     args = _step_inputs(submission, rng, sizes)
-    expect_placement(submission, "data_parallel_step", args, _step(*args), spread="any", why="",
-                     hint=_hint("data_parallel_step", "values"), rtol=1e-4, atol=1e-5)
+    expect_jittable_on_devices(submission, "data_parallel_step", args, _step(*args),
+                               hint=_hint("data_parallel_step", "values"), rtol=1e-4, atol=1e-5)
