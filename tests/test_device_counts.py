@@ -70,8 +70,28 @@ def test_a_result_split_by_rows_is_not_replicated():
 
 
 def test_a_placement_survives_the_runners_pipe():
-    placement = Placement({0: None, 1: (3, 6)})
+    placement = Placement({0: None, 1: (3, 6)}, axes=("data",))
     assert Placement.from_wire(placement.to_wire()) == placement
+    assert Placement.from_wire(Placement({}, on_host=True).to_wire()).on_host
+
+
+def test_rows_split_over_a_mesh_axis_the_spec_does_not_name_are_refused():
+    placement = Placement({0: (0, 4), 1: (4, 8)}, axes=("batch",))
+    assert_spread([placement], "rows", devices=2, call="shard_rows(f32[8, 3])", why="")  # any axis: spread
+    with pytest.raises(AssertionError, match='axis "batch"; the exercise names that axis "data"'):
+        assert_spread([placement], "rows", devices=2, call="shard_rows(f32[8, 3])", why="", axis="data")
+    assert_spread([Placement(placement.rows, axes=("data",))], "rows", devices=2, call="", why="", axis="data")
+
+
+def test_a_result_brought_back_to_numpy_is_on_no_device():
+    with pytest.raises(AssertionError, match="on the host: none of the 2 devices holds it"):
+        assert_spread([Placement({}, on_host=True)], "replicated", devices=2, call="data_parallel_step(...)", why="")
+
+
+def test_a_placement_from_the_pipe_that_is_not_typed_data_is_refused():
+    for raw in ([[0, None, None]], {"rows": [[0, None, None]], "axes": "data"}, {"rows": [], "host": "yes"}):
+        with pytest.raises(ValueError):
+            Placement.from_wire(raw)
 
 
 def _checked(path: Path, *extra: str) -> subprocess.CompletedProcess:

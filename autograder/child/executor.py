@@ -105,7 +105,10 @@ class Executor:
             from autograder.protocol.placements import placement_of
 
             # Every leaf, a NumPy one too: a result brought back to the host is on no device, a fact to report.
-            placed = [placement_of(leaf).to_wire() for leaf in jax.tree.leaves(value)]
+            try:
+                placed = [placement_of(leaf).to_wire() for leaf in jax.tree.leaves(value)]
+            except Exception as error:  # the kit's reading of a jax.Array failed: the check's fault, not theirs
+                raise KitFault(f"reading where a result lives: {type(error).__name__}: {error}") from None
             return {"value": value, "placements": placed}
         return {"value": value}
 
