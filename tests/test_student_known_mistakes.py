@@ -100,3 +100,35 @@ def test_replay_names_the_first_recorded_variant_the_value_equals():
                                                                  {"key": "a.f.mistake.two", "value": {"__array__": 1}}]}
     assert replayed_mistakes.named(np.array([2.0, 4.00001], np.float32), mistakes_at_step, arrays) == "a.f.mistake.one"
     assert replayed_mistakes.named(np.array([2.0, 5.0], np.float32), mistakes_at_step, arrays) is None
+
+
+def _relation_cases() -> list[MistakeCase]:
+    """The corpus mistakes whose first hint must say how their values relate to the expected ones (graded in
+    this process: one device)."""
+    from autograder import grading_config
+
+    config = grading_config.load()
+    return [case for case in mistakes()
+            if case.cause.startswith("relation.") and not config.device_counts(case.assignment)]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("case", _relation_cases(), ids=lambda c: c.id)
+def test_replay_says_first_how_the_values_relate_as_the_grader_does(case, language, records):
+    """The student package finds the relation on the public inputs and leads with it, as grading does."""
+    import types
+
+    from corpus_causes import names_cause_first
+
+    from autograder.check.cause_first import lead_with_the_cause
+    from autograder.check.said_once import say_each_thing_once
+
+    record, arrays = records(case)
+    with messages.using(language):
+        namespace, report = load_namespace(read(case.file), 60)
+        submission = Submission(InProcessTransport(namespace, report, 30, 240), report.notes)
+        checks = say_each_thing_once(lead_with_the_cause(replay.replay(record, arrays, submission, {case.function})))
+        replayed = types.SimpleNamespace(checks=checks)
+        assert names_cause_first(replayed, case), (
+            f"{case.id} in {language}: the replay's first failure does not lead with {case.cause}:\n"
+            + next((c.feedback for c in checks if c.status == "failed"), "(no check failed)"))

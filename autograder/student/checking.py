@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from autograder.check import jax_api_versions
+from autograder.check.cause_first import lead_with_the_cause
 from autograder.check.results import SubmissionResult
 from autograder.check.said_once import say_each_thing_once
 from autograder.check.submission import Submission
@@ -26,8 +27,8 @@ def check_namespace(package: recorded.Package, assignment: str, namespace: dict,
     transport = InProcessTransport(namespace, load_report, package.call_seconds, package.submission_seconds)
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always", DeprecationWarning)
-        checks = say_each_thing_once(replay.replay(record, arrays, Submission(transport, load_report.notes),
-                                                   functions))
+        checks = say_each_thing_once(lead_with_the_cause(
+            replay.replay(record, arrays, Submission(transport, load_report.notes), functions)))
     notes = list(load_report.notes) + _apis_grading_lacks(package, [str(warning.message) for warning in said])
     return SubmissionResult(name=name, path=path, assignment=assignment, seed=int(record.get("seed", 0)),
                             checks=checks, notes=notes)

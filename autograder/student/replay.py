@@ -55,6 +55,7 @@ from autograder.check.placement_checks import assert_spread
 from autograder.check.results import CheckResult
 from autograder.check.retrace_explanations import explain
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission
+from autograder.check.value_relations import relation_hint
 from autograder.protocol.errors import ErrorKind
 from autograder.student import jax_support, recorded, replayed_mistakes
 from autograder.student.strings import text
@@ -212,7 +213,7 @@ def _call(step: dict, arrays: list[np.ndarray], submission: Submission, answers:
         return _expect_error(submission, function, args, kwargs, options, expected_error, call, _fix(step))
     actual = submission.call_with(function, args, kwargs, **options)
     expected = recorded.decode(outcome["value"], arrays)
-    with _hinted(step, arrays, actual, expected):
+    with _hinted(step, arrays, actual, expected, args):
         assert_matches(actual, expected, call=call, rules=step.get("compare"), earlier=answers)
     return actual
 
@@ -369,11 +370,13 @@ def _own_answer(same_as: Any, earlier: dict[int, Any] | None, default: Any) -> A
 
 
 @contextlib.contextmanager
-def _hinted(step: dict, arrays: list[np.ndarray] | None = None, actual: Any = None, expected: Any = None):
+def _hinted(step: dict, arrays: list[np.ndarray] | None = None, actual: Any = None, expected: Any = None,
+            args: tuple = ()):
     """A wrong value at `step` gets the exercise hints the grader gives there, in its words (those it gives
     for a wrong dtype, "dtype_hints", when `actual` has one); a value that is exactly what a known mistake
     gives (the step's recorded "mistakes") gets the sentence naming it instead of the check's own hint, as
-    expect_output says it (advice said before it stays)."""
+    expect_output says it (advice said before it stays); otherwise how the value relates to the recorded one
+    (check/value_relations.py), when a relation holds, comes before the exercise's hints, as in grading."""
     try:
         yield
     except AssertionError as failure:
@@ -383,11 +386,12 @@ def _hinted(step: dict, arrays: list[np.ndarray] | None = None, actual: Any = No
         mistake = replayed_mistakes.named(actual, step.get("mistakes"), arrays or [])
         if mistake is not None:
             hints = [hint for hint in hints if not hint.get("wrapped")] + [{"key": mistake, "wrapped": True}]
-        if not hints and not step.get("values_gate"):
+        related = None if mistake is not None or actual is None else relation_hint(actual, expected, args)
+        if not hints and not related and not step.get("values_gate"):
             raise
         advice = [messages.text(hint["key"]) for hint in hints if not hint.get("wrapped")]
-        said = failure_of(failure).advised(*advice).hinted(*(messages.text(hint["key"]) for hint in hints
-                                                             if hint.get("wrapped")))
+        said = failure_of(failure).advised(*advice).hinted(related, *(messages.text(hint["key"]) for hint in hints
+                                                                      if hint.get("wrapped")))
         raise rebuilt(failure, said.as_wrong_values() if step.get("values_gate") else said) from None
 
 

@@ -54,7 +54,7 @@ KIT_MODULES = (
     "check/submission.py", "check/results.py", "check/said_once.py", "check/compare.py",
     "check/jax_error_hints.py", "check/jax_api_versions.py", "check/exported_program.py",
     "check/expectations.py", "check/typed_key.py", "check/failure.py", "check/calls_shown.py",
-    "check/gated_checks.py",
+    "check/gated_checks.py", "check/value_relations.py", "check/cause_first.py",
     "check/retrace_explanations.py", "check/placement_checks.py", "check/device_runs.py",
     "sandbox/inprocess.py", "sandbox/compilation_cache.py", "sandbox/compile_speed.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/display_width.py", "reports/check_cell.py",
