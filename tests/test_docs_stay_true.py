@@ -152,7 +152,12 @@ def _kit_names() -> frozenset[str]:
 
 def _defined(name: str) -> bool:
     return (hasattr(api, name) or name in _kit_names() or name in _graded_functions()
-            or any(hasattr(module, name) for module in (builtins, jax, jnp, lax, np)))
+            or any(hasattr(module, name) for module in (builtins, jax, jnp, lax, np)) or _importable(name))
+
+
+def _importable(name: str) -> bool:
+    """A package the kit's environment holds (`ml_dtypes`, JAX's dtypes), named as a module."""
+    return name.isidentifier() and importlib.util.find_spec(name) is not None
 
 
 def _has_attribute(owner: object, name: str) -> bool:
