@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -27,13 +26,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from headless_browser import chromium
 from nbformat import v4
 
 from autograder.check.results import CheckResult, SubmissionResult
 from autograder.reports.check_cell import CheckCellTable
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 JUPYTER = Path(sys.executable).with_name("jupyter")
 VSCODE_WEBVIEW = Path(__file__).parent / "frontends" / "vscode_notebook_webview.html"
 STARTUP_SECONDS = 600  # a loaded 2-core machine; the test waits for readiness, never for a fixed time
@@ -101,25 +99,8 @@ def _wait_until_serving(url: str, server: subprocess.Popen, log: Path) -> None:
 
 @pytest.fixture
 def browser(tmp_path):
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not os.access(path, os.X_OK)]
-    if missing:
-        pytest.fail(f"the browser test needs Chromium and chromedriver; missing {', '.join(missing)}: "
-                    "scripts/install_browser.sh")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER, log_output=str(tmp_path / "driver.log")))
-    driver.set_page_load_timeout(STARTUP_SECONDS)
-    try:
+    with chromium(tmp_path) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 # Per table cell: its computed text-align, its left edge, and its column (the function name is column 1).
