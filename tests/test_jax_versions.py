@@ -42,6 +42,7 @@ PINNED = next(r.split("==")[1] for r in tomllib.loads((ROOT / "pyproject.toml").
 UNSUPPORTED = "0.4.38"  # the last release before the range
 MISTAKES_PER_ASSIGNMENT = 3
 TREE_MAP = "mistake/07_vmap_pytrees/sgd_update_removed_tree_map"
+POSITIONAL_SHARDING = "mistake/10_parallel/shard_rows_positional_sharding"
 # Where a release of the range answers otherwise than the pinned JAX, because JAX itself does: each is asserted
 # to still differ (so that a change shows), and the student is told where the package can tell.
 KNOWN_DIFFERENCES = {
@@ -53,6 +54,10 @@ KNOWN_DIFFERENCES = {
     ("0.5.0", "correct/10_parallel/alternative"): "JAX 0.5 has only the experimental shard_map, whose replication "
                                                   "check rejects this code's out_specs (JAX's own error)",
     ("0.5.3", "correct/10_parallel/alternative"): "as for 0.5.0",
+    ("0.5.0", POSITIONAL_SHARDING): "jax.sharding.PositionalSharding is still in JAX before 0.7: the code runs and "
+                                    "its values pass; grading's JAX lacks it, so there it fails from the start",
+    ("0.5.3", POSITIONAL_SHARDING): "as for 0.5.0",
+    ("0.6.2", POSITIONAL_SHARDING): "as for 0.5.0",
 }
 
 
