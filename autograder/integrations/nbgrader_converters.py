@@ -47,7 +47,8 @@ class _HandedInFilesOnly(BaseConverter):
 
     def __init__(self, coursedir=None, **kwargs) -> None:
         super().__init__(coursedir=coursedir, **kwargs)
-        self._left_out: dict[tuple[str, str], list[nbgrader_student_files.LeftOut]] = {}  # (assignment, student): files not copied
+        # (assignment, student): files not copied
+        self._left_out: dict[tuple[str, str], list[nbgrader_student_files.LeftOut]] = {}
         self._refused: dict[tuple[str, str, str], str] = {}  # (assignment, student, notebook): why not read
         # nbgrader reads timestamp.txt through CourseDirectory, which the app shares with this converter.
         self.coursedir.get_existing_timestamp = self._existing_timestamp
