@@ -58,6 +58,9 @@ _uids: os_isolation.UidPool | None = None
 _checked: str | None = None  # "" once this machine was found able to run the sandbox, else why not
 
 
+LINGER_MS = 1000  # how long a closing socket may still try to deliver what it queued
+
+
 class KernelSandboxUnavailable(RuntimeError):
     """The student's kernel cannot be started in the OS sandbox here; the message says why and what to do."""
 
@@ -67,8 +70,14 @@ class ConfinedKernelClient(AsyncKernelClient):
 
     @default("context")
     def _bounded_context(self) -> zmq.asyncio.Context:
+        # The client's own, which jupyter_client destroys when the client stops or is collected
+        # (`_created_context`). A message still queued for a kernel that is gone (a killed confined kernel
+        # never reads its shutdown request) made terminating the context wait forever, in whichever
+        # process collected it (nbgrader's, a test's): its sockets wait LINGER_MS at most.
+        self._created_context = True
         context = zmq.asyncio.Context()
-        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)  # a default of every socket made from it
+        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)  # defaults of every socket made from it
+        context.setsockopt(zmq.LINGER, LINGER_MS)
         return context
 
 
