@@ -94,7 +94,7 @@ def assert_close(actual: Any, expected: Any, *, call: str, rtol: float | None = 
             differing entries starred. NaN equals NaN.
     """
     assert_same_structure(actual, expected, call=call)
-    for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
+    for got, want in zip(leaves(actual), leaves(expected), strict=True):
         _assert_leaf_close(got, want, call=call, rtol=rtol, atol=atol, check_dtype=check_dtype)
 
 
@@ -111,7 +111,7 @@ def assert_same_shapes(actual: Any, expected: Any, *, call: str) -> None:
             "<call> returned shape (3,), expected (3, 4)".
     """
     assert_same_structure(actual, expected, call=call)
-    for got, want in zip(_leaves(actual), _leaves(expected), strict=True):
+    for got, want in zip(leaves(actual), leaves(expected), strict=True):
         got, want = _as_array(got, call), np.asarray(want)
         if got.shape != want.shape:
             raise fail(messages.text("check.wrong_shape", call=call, actual=got.shape, expected=want.shape), call=call)
@@ -160,18 +160,19 @@ def assert_all_finite(actual: Any, *, call: str) -> None:
         AssertionError: the student reads "<call> returned 3 non-finite values
             (NaN or inf), expected all finite."
     """
-    for leaf in _leaves(actual):
+    for leaf in leaves(actual):
         got = _as_array(leaf, call)
         bad = int(np.size(got) - np.count_nonzero(np.isfinite(got)))
         if bad:
             raise fail(messages.text("check.not_finite", call=call, count=bad), call=call)
 
 
-def _leaves(tree: Any) -> list:
+def leaves(tree: Any) -> list:
+    """The leaves of a result in the order every comparison walks them (dicts by sorted key)."""
     if isinstance(tree, dict):
-        return [leaf for key in sorted(tree) for leaf in _leaves(tree[key])]
+        return [leaf for key in sorted(tree) for leaf in leaves(tree[key])]
     if isinstance(tree, (tuple, list)):
-        return [leaf for item in tree for leaf in _leaves(item)]
+        return [leaf for item in tree for leaf in leaves(item)]
     return [tree]
 
 

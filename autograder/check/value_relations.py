@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from autograder.catalog import messages
+from autograder.check.compare import leaves
 
 # Entries closer than this (relative and absolute, on float64 copies) count as the same value; a little
 # looser than the float32 check, since the student computed in float32 and the reference in float64.
@@ -58,13 +59,13 @@ def relation_hint(actual: Any, expected: Any, args: Sequence[Any] = ()) -> str |
     wrapped = _wrapped(actual, expected)
     if wrapped is not None:
         return wrapped.sentence()
-    pair = _first_differing_leaves(actual, expected)
+    pair = _first_differingleaves(actual, expected)
     if pair is None:
         return None
     got, want = pair
     # A start is a float argument (or a leaf of one, such as a parameter) of the output's shape; a count such
     # as num_steps is none.
-    starts = [np.asarray(a, dtype=np.float64) for a in _leaves(list(args))
+    starts = [np.asarray(a, dtype=np.float64) for a in leaves(list(args))
               if _numeric(a) and np.asarray(a).dtype.kind == "f" and np.shape(a) == want.shape]
     for finder in FINDERS:
         try:
@@ -93,18 +94,10 @@ def _numeric(value: Any) -> bool:
         np.asarray(value).dtype.kind in "iuf"
 
 
-def _leaves(tree: Any) -> list:
-    if isinstance(tree, dict):
-        return [leaf for key in sorted(tree) for leaf in _leaves(tree[key])]
-    if isinstance(tree, (tuple, list)):
-        return [leaf for item in tree for leaf in _leaves(item)]
-    return [tree]
-
-
-def _first_differing_leaves(actual: Any, expected: Any) -> tuple[np.ndarray, np.ndarray] | None:
+def _first_differingleaves(actual: Any, expected: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """The first pair of numeric leaves that differ in dtype width, shape or values (None: none, or the
     structures differ, which the structure's own message says)."""
-    got_leaves, want_leaves = _leaves(actual), _leaves(expected)
+    got_leaves, want_leaves = leaves(actual), leaves(expected)
     if len(got_leaves) != len(want_leaves):
         return None
     for got, want in zip(got_leaves, want_leaves, strict=True):

@@ -142,15 +142,6 @@ def non_finite(value: Any) -> Any:
     return changed
 
 
-def leaves(tree: Any) -> list:
-    """Leaves in compare's order (dicts by sorted key)."""
-    if isinstance(tree, dict):
-        return [leaf for key in sorted(tree) for leaf in leaves(tree[key])]
-    if isinstance(tree, (tuple, list)):
-        return [leaf for item in tree for leaf in leaves(item)]
-    return [tree]
-
-
 class Comparisons:
     """The grader's comparisons of the arrays a check's requests returned, by step and leaf.
 
@@ -179,7 +170,7 @@ class Comparisons:
     def returned(self, step: int, result: Any) -> None:
         """The leaves `result` (the answer to request `step`) holds."""
         outputs = list(result.outputs) if isinstance(result, TraceReport) else result
-        for index, leaf in enumerate(leaves(outputs)):
+        for index, leaf in enumerate(compare.leaves(outputs)):
             if isinstance(leaf, (np.ndarray, np.generic)):
                 self._owner[id(leaf)] = (step, index)
 
@@ -205,7 +196,7 @@ class Comparisons:
                 rule["same_as"] = list(compared_with)
 
     def checked_finite(self, actual: Any) -> None:
-        for leaf in leaves(actual):
+        for leaf in compare.leaves(actual):
             rule = self._rule(leaf)
             if rule is not None:
                 rule["finite"] = True

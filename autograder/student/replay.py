@@ -299,7 +299,7 @@ def _count_traces(step: dict, arrays: list[np.ndarray], submission: Submission) 
         with _hinted(step, actual=actual, expected=expected):
             assert_matches(actual, expected, call=describe_call(function, args, kwargs),
                            rules=step.get("compare"), first_leaf=first_leaf)
-        first_leaf += len(_leaves(expected))
+        first_leaf += len(compare.leaves(expected))
     if report.traces != outcome["traces"]:
         sequence = _call_sequence(function, calls)
         detail = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
@@ -345,7 +345,7 @@ def assert_matches(actual: Any, expected: Any, *, call: str, rules: dict | None 
     the same samples"), not with the reference's value there."""
     rules = rules or {}
     compare.assert_same_structure(actual, expected, call=rules.get(str(first_leaf), {}).get("call", call))
-    for index, (got, want) in enumerate(zip(_leaves(actual), _leaves(expected), strict=True)):
+    for index, (got, want) in enumerate(zip(compare.leaves(actual), compare.leaves(expected), strict=True)):
         rule = rules.get(str(first_leaf + index), {})
         want = _own_answer(rule.get("same_as"), earlier, default=want)
         if rule.get("finite"):
@@ -365,7 +365,7 @@ def _own_answer(same_as: Any, earlier: dict[int, Any] | None, default: Any) -> A
     """The submission's own answer at `same_as` = [step, leaf], where it has one; else `default`."""
     if not (isinstance(same_as, list) and len(same_as) == 2 and earlier and same_as[0] in earlier):
         return default
-    leaves = _leaves(earlier[same_as[0]])
+    leaves = compare.leaves(earlier[same_as[0]])
     return leaves[same_as[1]] if isinstance(same_as[1], int) and 0 <= same_as[1] < len(leaves) else default
 
 
@@ -398,12 +398,12 @@ def _hinted(step: dict, arrays: list[np.ndarray] | None = None, actual: Any = No
 def _not_finite(actual: Any) -> bool:
     """Whether a floating array of `actual` holds a NaN or an infinity."""
     return any(isinstance(leaf, (np.ndarray, np.generic)) and np.asarray(leaf).dtype.kind in "fc"
-               and not np.all(np.isfinite(leaf)) for leaf in _leaves(actual))
+               and not np.all(np.isfinite(leaf)) for leaf in compare.leaves(actual))
 
 
 def _other_dtype(actual: Any, expected: Any) -> bool:
     """Whether an array of `actual` has another dtype than the recorded one in its place (same structure)."""
-    got, want = _leaves(actual), _leaves(expected)
+    got, want = compare.leaves(actual), compare.leaves(expected)
     if len(got) != len(want):
         return False
     arrays = (np.ndarray, np.generic)
@@ -458,15 +458,6 @@ def described(function: str, args: tuple, kwargs: dict, options: dict) -> str:
         return describe_grad_call(function, args, kwargs, argnums=tuple(argnums) if isinstance(argnums, list)
                                   else argnums)
     return f"{mode}({call})"  # as the suites' expect_output names it
-
-
-def _leaves(tree: Any) -> list:
-    """Leaves in compare's order (dicts by sorted key)."""
-    if isinstance(tree, dict):
-        return [leaf for key in sorted(tree) for leaf in _leaves(tree[key])]
-    if isinstance(tree, (tuple, list)):
-        return [leaf for item in tree for leaf in _leaves(item)]
-    return [tree]
 
 
 def _call_sequence(function: str, calls: list) -> str:
