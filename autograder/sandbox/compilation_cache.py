@@ -134,25 +134,26 @@ def enable_private() -> Path | None:
 def _prune(directory: Path, max_bytes: int) -> None:
     """Remove the oldest entries of a cache one process uses at a time until it holds at most `max_bytes`."""
     try:
-        entries = [(entry.stat().st_mtime, entry.stat().st_size, entry) for entry in os.scandir(directory)
+        entries = [(entry.stat(follow_symlinks=False), entry.path) for entry in os.scandir(directory)
                    if entry.is_file(follow_symlinks=False)]
     except OSError:
         return
-    total = sum(size for _, size, _ in entries)
-    for _, size, entry in sorted(entries, key=lambda found: found[0]):
+    total = sum(status.st_size for status, _ in entries)
+    for status, path in sorted(entries, key=lambda found: found[0].st_mtime):
         if total <= max_bytes:
             return
         try:
-            os.unlink(entry.path)
+            os.unlink(path)
         except OSError:
             continue
-        total -= size
+        total -= status.st_size
 
 
 def _point_jax_at(directory: Path, max_bytes: int | None) -> None:
     """JAX's cache in `directory`, every program cached; capped by JAX at `max_bytes`, or not at all (None)."""
     settings = {"jax_compilation_cache_dir": str(directory), "jax_persistent_cache_min_compile_time_secs": 0.0,
-                "jax_persistent_cache_min_entry_size_bytes": 0, "jax_compilation_cache_max_size": max_bytes or -1}
+                "jax_persistent_cache_min_entry_size_bytes": 0,
+                "jax_compilation_cache_max_size": -1 if max_bytes is None else max_bytes}
     import importlib.util
 
     if max_bytes is not None and importlib.util.find_spec("filelock") is None:

@@ -19,6 +19,7 @@ within compare.TOLERANCES' tightest float32 tolerance (rtol 1e-5, atol 1e-6):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import MutableMapping
 
 from autograder.check.jax_api_versions import installed_version, parse_version
@@ -30,7 +31,7 @@ ELEMENTAL_EMITTERS_FLAG_SINCE = (0, 5, 3)  # the oldest jaxlib tested to know it
 
 def flags(jaxlib_version: str | None = None) -> str:
     """The flags for `jaxlib_version` (default: the installed jaxlib), as XLA_FLAGS holds them."""
-    version = jaxlib_version or installed_version("jaxlib", "jaxlib") or "0"
+    version = jaxlib_version or _installed_jaxlib()
     if parse_version(version) >= ELEMENTAL_EMITTERS_FLAG_SINCE:
         return f"{LEVEL_ZERO} {ELEMENTAL_EMITTERS}"
     return LEVEL_ZERO
@@ -41,3 +42,9 @@ def add_to_environment(environment: MutableMapping[str, str], jaxlib_version: st
     present = environment.get("XLA_FLAGS", "")
     missing = [flag for flag in flags(jaxlib_version).split() if flag.split("=")[0] not in present]
     environment["XLA_FLAGS"] = " ".join([present, *missing]).strip()
+
+
+@functools.cache
+def _installed_jaxlib() -> str:
+    """Read once per process: a grading worker builds a child's environment for every submission."""
+    return installed_version("jaxlib", "jaxlib") or "0"
