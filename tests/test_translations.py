@@ -137,3 +137,15 @@ def test_help_of_check_is_in_the_language_asked_for(main, monkeypatch, capsys):
         missing = [key for key in keys if " ".join(korean[key].split()) not in shown]
         assert not missing, f"{argv}: not in Korean: {missing}\n{shown}"
         assert "usage:" not in shown and "show this help" not in shown, shown
+
+
+def test_an_assignments_own_check_name_is_translated_without_its_catalog(monkeypatch):
+    """The student package ships no assignment catalog (CHECK_NAMES): its Korean names come from ko.po alone."""
+    from autograder.catalog import messages
+
+    key = messages.CHECK_NAME_PREFIX + "jittable with num_steps traced"
+    monkeypatch.delitem(messages.ENGLISH, key)
+    with messages.using("ko"):
+        assert messages.check_name("jittable with num_steps traced") == "num_steps를 trace해도 jit 가능"
+    with messages.using("en"):
+        assert messages.check_name("jittable with num_steps traced") == "jittable with num_steps traced"

@@ -660,11 +660,12 @@ CHECK_NAME_PREFIX = assignment_catalogs.CHECK_NAME_PREFIX
 def check_name(prop: str) -> str:
     """The graded property `prop` (its English name, the check's id) as reports show it in the current language.
 
-    A property without a catalog entry is shown by its English name;
-    tests/test_translations.py requires one for every property in grading.toml.
+    A property's English name is the name itself, so its translation is all a language needs: the student
+    package, which ships no assignment catalog (their CHECK_NAMES), still shows each name in Korean. A
+    property without a translation is shown by its English name; tests/test_translations.py requires one for
+    every property in grading.toml.
     """
-    key = CHECK_NAME_PREFIX + prop
-    return _template(key) if key in ENGLISH else prop
+    return catalog(language()).get(CHECK_NAME_PREFIX + prop) or prop
 
 
 # Each assignment's own sentences (hint_ideas merged their ideas and APIs the same way), and the names of its own
