@@ -4,9 +4,12 @@ Code never builds feedback sentences itself: it calls `text(key, **fields)`.
 Translations live in gettext PO files, `locale/<language>.po` (msgctxt: the
 key, msgid: the English sentence, msgstr: the translation; see
 locale/README.md), which translators edit with their usual tools. The
-language is `--lang` (`choose`), else $AUTOGRADER_LANG, else the notebook's
-own metadata (`using`), else English; a sentence not yet translated is
-English.
+language is chosen once where the kit is entered, and held: a command's
+`--lang`, else $AUTOGRADER_LANG read there (`asked_for`, `speaking`); a check
+cell's call, or nbgrader's process, reads $AUTOGRADER_LANG there
+(`entering`, `hold`); else each notebook's own language (`using`), else
+English. `text()` reads the language held, never the environment. A sentence
+not yet translated is English.
 
 A hint (a key of `hint_ideas.IDEAS`) is shown at a level, `hint_level()`:
 the JAX idea, the idea and the API to read about, or the worked recipe.
@@ -440,9 +443,15 @@ _warned: set[str] = set()
 
 
 def language() -> str:
-    """The language of feedback now: `using(...)` or `choose(...)`, else the run's (`speaking`), else
-    $AUTOGRADER_LANG (where no command chose: a notebook's check cell, nbgrader's process), else English."""
-    return _chosen.get() or _run_language or normalize(os.environ.get(LANGUAGE_VARIABLE)) or "en"
+    """The language of feedback now: `using(...)` or `choose(...)`, else the one the entry point holds
+    (`speaking`, `entering`, `hold`), else English. The environment is not read here: an entry point read it."""
+    return _chosen.get() or _run_language or "en"
+
+
+def from_environment() -> str | None:
+    """$AUTOGRADER_LANG's language, or None: read by an entry point only (a command line, a check cell's call,
+    nbgrader's process), which then holds it for what it runs."""
+    return normalize(os.environ.get(LANGUAGE_VARIABLE))
 
 
 def asked_for(argv: list[str]) -> str | None:
@@ -453,7 +462,7 @@ def asked_for(argv: list[str]) -> str | None:
             argument.split("=", 1)[1] if argument.startswith("--lang=") else None)
         if given is not None:
             return normalize(given) or "en"
-    return normalize(os.environ.get(LANGUAGE_VARIABLE))
+    return from_environment()
 
 
 @contextlib.contextmanager
@@ -465,6 +474,25 @@ def speaking(name: str | None):
         yield
     finally:
         _run_language = previous
+
+
+@contextlib.contextmanager
+def entering():
+    """An entry point no command line started (a check cell's call in a notebook's kernel): $AUTOGRADER_LANG is
+    read once, here, and held for the block; a language an outer entry point holds (a command's, nbgrader's
+    process's) is kept as it is."""
+    if _run_language is not None:
+        yield
+        return
+    with speaking(from_environment()):
+        yield
+
+
+def hold(name: str | None) -> None:
+    """Make `name` the language of this whole process from now on (nbgrader's process, which the kit enters
+    through nbgrader_config.py and never leaves): as `speaking`, without a block."""
+    global _run_language
+    _run_language = normalize(name)
 
 
 def run_language() -> str | None:
@@ -514,8 +542,8 @@ def choose(name: str | None) -> None:
 def using(name: str | None):
     """Feedback in `name` inside the block (a notebook's own language); None keeps the current one."""
     chosen = normalize(name)
-    if chosen is None or _chosen.get() is not None or _run_language or normalize(os.environ.get(LANGUAGE_VARIABLE)):
-        yield  # an explicit --lang or $AUTOGRADER_LANG wins over the notebook's metadata
+    if chosen is None or _chosen.get() is not None or _run_language:
+        yield  # an explicit --lang or $AUTOGRADER_LANG (held by the entry point) wins over the notebook's metadata
         return
     token = _chosen.set(chosen)
     try:

@@ -146,8 +146,11 @@ class KitFeedback(GenerateFeedback, _HandedInFilesOnly):
 
 def install() -> None:
     """Make nbgrader's apps and formgrader API create KitAutograde and KitFeedback (RuntimeError if nbgrader
-    changed where it names them)."""
+    changed where it names them), and hold the process's feedback language: nbgrader_config.py is where the kit
+    enters nbgrader's process, so $AUTOGRADER_LANG is read here, once (messages.hold)."""
     from nbgrader.apps import api, autogradeapp, generatefeedbackapp
+
+    messages.hold(messages.from_environment())
 
     for module, name, replacement in ((autogradeapp, "Autograde", KitAutograde), (api, "Autograde", KitAutograde),
                                       (generatefeedbackapp, "GenerateFeedback", KitFeedback),

@@ -52,6 +52,8 @@ from autograder.integrations import nbgrader_warnings, output_budget
 # from here on, nbgrader's known, harmless SAWarning is not printed three times per student.
 nbgrader_warnings.quiet()
 
+# The sentences in English, as imported (before nbgrader_config.py's install() holds the process's language); a
+# cell is given them in the language held when it runs.
 KERNEL_DIED = messages.text("nbgrader.kernel_died")
 KERNEL_STUCK = messages.text("nbgrader.kernel_stuck")
 NOT_RUN = messages.text("nbgrader.not_run")
@@ -166,19 +168,19 @@ class ExecuteUntilKernelDies(Execute):
     def preprocess_cell(self, cell, resources, index):
         if getattr(self, "_stopped", False):
             if cell.cell_type == "code":
-                cell.outputs = [_error("NotRun", NOT_RUN)]
+                cell.outputs = [_error("NotRun", messages.text("nbgrader.not_run"))]
                 cell.execution_count = None
             return cell, self.resources
         self._running = (cell, index)
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
-            self._stop(cell, index, "KernelDied", KERNEL_DIED)
+            self._stop(cell, index, "KernelDied", messages.text("nbgrader.kernel_died"))
         except CellTimeoutError:
             # A cell whose output was cut lost the end of its output too (its "idle" may be among what was
             # dropped): nbclient then times out waiting for it. A kernel that answers is not stuck.
             if not (self._budget().was_cut(index) and self._kernel_answers()):
-                self._stop(cell, index, "KernelStuck", KERNEL_STUCK)
+                self._stop(cell, index, "KernelStuck", messages.text("nbgrader.kernel_stuck"))
         return cell, self.resources
 
     async def _async_kernel_answers(self) -> bool:

@@ -37,9 +37,10 @@ def check(function: str, namespace: dict, *, seed: int | None = None) -> float |
     """Grade `function` as defined in `namespace` (pass `globals()`); the points earned, or None in Jupyter.
 
     Feedback is in the notebook's language: a Korean notebook's setup cell sets
-    `AUTOGRADER_LANG = "ko"` (an explicit $AUTOGRADER_LANG still wins).
+    `AUTOGRADER_LANG = "ko"` (an explicit $AUTOGRADER_LANG still wins). This call is an entry point: the
+    environment's language is read here, once, and held for the whole check (messages.entering).
     """
-    with messages.using(_notebook_language(namespace)):
+    with messages.entering(), messages.using(_notebook_language(namespace)):
         return _check(function, namespace, seed)
 
 

@@ -35,11 +35,12 @@ def check(function: str, namespace: dict, *, seed: int | None = None, lang: str 
     `seed` is accepted for the instructor's check cells and ignored: the
     inputs are the ones recorded at release. Feedback is in `lang`, else the
     notebook's language (a Korean notebook's setup cell sets
-    `AUTOGRADER_LANG = "ko"`); an explicit $AUTOGRADER_LANG wins.
+    `AUTOGRADER_LANG = "ko"`); an explicit $AUTOGRADER_LANG wins, read here once for the whole check
+    (messages.entering: this call is an entry point).
     """
     del seed
     language = lang if isinstance(lang, str) else namespace.get("AUTOGRADER_LANG")
-    with messages.using(language if isinstance(language, str) else None):
+    with messages.entering(), messages.using(language if isinstance(language, str) else None):
         try:
             return _check(function, namespace)
         except Exception as error:  # the checks' own failure: one sentence for course staff, no traceback
