@@ -104,6 +104,7 @@ ENGLISH: dict[str, str] = {
     "batch.identity_no_submitter": "Gradescope's submission_metadata.yml names no submitter for {folder}, so it is graded under the folder's name. Check who handed it in.",
     "batch.identity_metadata_unreadable": "Gradescope's submission_metadata.yml could not be read ({error}), so {folder} is graded under the folder's name. Check who handed it in.",
     "batch.identity_failed": "Who handed in this file could not be told from where it sits ({error}), so it is graded under its file name, {student}. Check who handed it in.",
+    "batch.folder_cut": "Only part of {folder} was read: a student's folder is read up to {names} files and folders and {depth} folders deep, and this one holds more. Check it by hand: a notebook past that limit was not seen.",
     "batch.files_ignored": "Graded {graded}; not graded: {ignored}. One file is graded per assignment: the notebook whose metadata names the assignment, else the one named {expected}, else the newest. If another file should count, hand in only that one.",
     "batch.no_notebook": "No notebook handed in: found {found}. Only a notebook (.ipynb) or a Python file (.py) can be graded, so this scores 0; hand in the notebook.",
     "batch.no_notebook_empty": "No notebook handed in: the folder `{folder}` is empty. Only a notebook (.ipynb) or a Python file (.py) can be graded, so this scores 0; hand in the notebook.",

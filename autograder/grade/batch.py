@@ -41,7 +41,7 @@ from autograder.grade.run_options import RunOptions
 from autograder.grade.unfinished_results import crashed_result, unreadable_result
 from autograder.grade.worker_handle import WorkerFailed, WorkerHandle, WorkerStopped, worker_command
 from autograder.grading_config import GradingConfig
-from autograder.load import submission_choice
+from autograder.load import bounded_walk, submission_choice
 from autograder.load.assignment_names import assignment_in_file_name
 from autograder.load.submission_choice import FileChoice, Found
 from autograder.load.submission_identity import (
@@ -50,7 +50,9 @@ from autograder.load.submission_identity import (
     Identity,
     RootLayout,
     empty_entries,
+    entry_folders,
     identify_all,
+    layout_of,
 )
 from autograder.reports import class_report, grade_status, grades_csv, gradescope_json, junit_xml
 from autograder.reports.out_dir import OutDir, safe_component
@@ -129,15 +131,18 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = (),
     found: list[tuple[Path, Path]] = []  # (submission, the root its hash is relative to)
     others: list[tuple[Path, Path]] = []  # other files in named folders: what an entry with no notebook holds
     seen: set[str] = set()
+    layouts: dict[Path, RootLayout] = {}  # each root's, decided once from its top, before its walk
+    cut: list[Path] = []  # student folders only partly listed (bounded_walk)
     for path in paths:
         if _is_dir(path):
-            files = sorted(p for p in path.rglob("*") if ".ipynb_checkpoints" not in p.parts)
-            found.extend((file, path) for file in files if file.suffix in SUBMISSION_SUFFIXES and _is_file(file))
-            others.extend((file, path) for file in files if _is_handed_in(file, path) and _is_file(file))
+            listing = _listing(path, assignments, layouts)
+            cut.extend(listing.cut)
+            found.extend((file, path) for file in listing.files
+                         if file.suffix in SUBMISSION_SUFFIXES and _is_file(file))
+            others.extend((file, path) for file in listing.files if _is_handed_in(file, path) and _is_file(file))
         else:
             found.append((path, path.parent))
     # A student entry holding nothing at all still gets a row (a zero that says the folder is empty).
-    layouts: dict[Path, RootLayout] = {}  # each root's, decided once for both steps
     others.extend((folder / EMPTY_FOLDER_STAND_IN, root) for folder, root in
                   empty_entries([p for p in paths if _is_dir(p)], [f for f, _ in found + others], assignments,
                                 layouts))
@@ -155,9 +160,28 @@ def discover(paths: list[Path], assignments: list[str] | tuple[str, ...] = (),
     kept = [(c.path, c.root) for c in chosen]
     readable = readable_names(kept, [c.identity for c in chosen])
     folders = {path for path in paths if _is_dir(path)}
-    return [BatchItem(name, c.path, c.identity.student, c.identity.layout, c.identity.notes, c.identity.assignment,
-                      c.choice, _relative(c.path, c.root, c.root in folders))
+    return [BatchItem(name, c.path, c.identity.student, c.identity.layout, c.identity.notes + _cut_notes(c.path, cut),
+                      c.identity.assignment, c.choice, _relative(c.path, c.root, c.root in folders))
             for name, c in zip(_unique_names(kept, readable), chosen, strict=True)]
+
+
+def _listing(root: Path, assignments: list[str] | tuple[str, ...],
+             layouts: dict[Path, RootLayout]) -> bounded_walk.Listing:
+    """The files under `root`, each student entry of its layout (decided here, from its top) listed on a budget."""
+    layouts[root] = layout = layout_of(root, frozenset(assignments))
+    try:
+        entries = entry_folders(layout)
+    except OSError:  # the top cannot be listed: nothing under it is a student's entry
+        entries = []
+    return bounded_walk.walk(root, entries, single_entry=layout.single_entry)
+
+
+def _cut_notes(path: Path, cut: list[Path]) -> tuple[str, ...]:
+    """The note for a submission in a folder whose listing ran out of its budget, if it is in one."""
+    inside = os.path.abspath(path)
+    folders = [folder for folder in cut if inside.startswith(os.path.abspath(folder) + os.sep)]
+    return tuple(messages.text("batch.folder_cut", folder=folder, names=bounded_walk.NAMES_PER_STUDENT,
+                               depth=bounded_walk.FOLDERS_DEEP_PER_STUDENT) for folder in folders[:1])
 
 
 def _relative(path: Path, root: Path, named_folder: bool) -> str:
