@@ -181,8 +181,9 @@ def _add_init_course(commands) -> None:
 
 
 def _add_i18n(commands) -> None:
-    i18n = commands.add_parser("i18n", help="keep the translation catalogs (autograder/catalog/locale/*.po) "
-                                            "in line with the English sentences")
+    i18n = commands.add_parser("i18n", help="keep the translation catalogs (autograder/catalog/locale/*.po, and "
+                                            "each assignment's suites/messages_<assignment>.<language>.po) in "
+                                            "line with the English sentences")
     actions = i18n.add_subparsers(required=True, metavar="ACTION")
     sync = actions.add_parser("sync", help="add every new English key to each .po file, untranslated, at its "
                                            "place in the English order; no existing line changes")
@@ -356,7 +357,8 @@ def _grade(args, config) -> int:
     from autograder.reports import exit_status, junit_xml
     from autograder.reports.out_dir import OutDirError
 
-    refused = _unknown_assignment(args.assignment, config) or _suite_missing(args.assignment)
+    refused = (_unknown_assignment(args.assignment, config) or _suite_missing(args.assignment)
+               or _junit_xml_among_submissions(args.junit_xml, args.out))
     if refused:
         print(f"autograder: {refused}", file=sys.stderr)
         return 2
@@ -419,9 +421,29 @@ def _shard(text: str):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _junit_xml_among_submissions(junit: Path | None, out: Path) -> str | None:
+    """Why `--junit-xml` may not be written where it is asked: inside --out under a name a submission's directory
+    could take (only the reserved `junit.xml` is kept free there); None where it may."""
+    from autograder.reports.out_dir import RESERVED_NAMES
+
+    if junit is None:
+        return None
+    try:
+        inside = Path(os.path.abspath(junit)).relative_to(os.path.abspath(out)).parts
+    except ValueError:
+        return None
+    if len(inside) == 1 and inside[0].casefold() in RESERVED_NAMES:
+        return None
+    return messages.text("cli.junit_xml_among_submissions", junit=junit, out=out)
+
+
 def _merge(args) -> int:
     from autograder.grade import merge
 
+    refused = _junit_xml_among_submissions(args.junit_xml, args.out)
+    if refused:
+        print(f"autograder: {refused}", file=sys.stderr)
+        return 2
     return merge.run(args.shards, args.out, junit_xml=args.junit_xml, fail_under=args.fail_under)
 
 
@@ -489,7 +511,7 @@ def _init_course(args) -> int:
 
 def _i18n_sync(args) -> int:
     """The kit's catalogs in a copy of its repository, or a course's own (suites/messages_*.py, suites/locale/)."""
-    from autograder.authoring.english_catalog import CatalogUnreadable, course_english, english
+    from autograder.authoring.english_catalog import CatalogUnreadable, course_english, kit_translations
     from autograder.authoring.po_sync import sync_file
 
     root = _root(args)
@@ -500,17 +522,19 @@ def _i18n_sync(args) -> int:
               f"({kit_catalogs / 'messages.py'}) and the course's own ({course_suites}/messages_*.py, which "
               "`autograder new-assignment` writes). Pass --root the folder that holds them.", file=sys.stderr)
         return 2
+    languages = [language for language in messages.LANGUAGES if language != "en"]
     try:
-        sentences = english(root) if in_kit else course_english(course_suites)
+        if in_kit:  # the kit's common sentences in catalog/locale/, each assignment's beside its catalog
+            files = [file for language in languages for file in kit_translations(root, language)]
+        else:
+            sentences = course_english(course_suites)
+            files = [(_course_po(course_suites / "locale", language), sentences) for language in languages]
     except CatalogUnreadable as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
-    locale = kit_catalogs / "locale" if in_kit else course_suites / "locale"
-    paths = (sorted(locale.glob("*.po")) if in_kit else
-             [_course_po(locale, language) for language in messages.LANGUAGES if language != "en"])
-    for path in paths:
+    for path, english in files:
         try:
-            print(sync_file(path, sentences).summary())
+            print(sync_file(path, english).summary())
         except ValueError as error:
             print(f"autograder: {path}: {error}", file=sys.stderr)
             return 2

@@ -113,6 +113,7 @@ ENGLISH: dict[str, str] = {
     "cli.unknown_exercise_any": "No assignment has an exercise named `{given}`.",
     "cli.did_you_mean": "Did you mean `{suggestion}`?",
     "cli.missing_suite": "The checks of {assignment} are missing: looked for test_{assignment}.py in {looked}. Ask course staff: the course's suites/ folder (or the kit) must hold them.",
+    "cli.junit_xml_among_submissions": "--junit-xml {junit} is inside --out {out} under a name a submission's results folder could take. Write it as {out}/junit.xml (a name kept free for it) or outside --out.",
     "cli.known": "Known: {known}.",
     # `--help` of the commands a student runs (check) and of the options every command takes.
     "cli.help_description": "Auto-graded JAX exercises.",

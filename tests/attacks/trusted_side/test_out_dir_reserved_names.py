@@ -55,3 +55,24 @@ def test_the_junit_file_moves_a_directory_in_its_place_aside(tmp_path, capsys):
     [aside] = [p for p in occupied.parent.iterdir() if p.name.startswith(".junit.xml.replaced-")]
     assert (aside / "results.json").read_text() == "{}", "what was there is kept, under another name"
     assert "moved it aside" in capsys.readouterr().err
+
+
+def test_a_junit_file_inside_out_under_another_name_is_refused_before_anything_runs(tmp_path):
+    """`report.xml.ipynb` would be named `report.xml` in --out: a JUnit path there under a name that is not
+    reserved is refused with one sentence (exit 2, nothing graded); junit.xml and paths outside --out are kept."""
+    from autograder.cli import _junit_xml_among_submissions
+
+    out = tmp_path / "results"
+    for refused in (out / "report.xml", out / "reports" / "junit.xml"):
+        sentence = _junit_xml_among_submissions(refused, out)
+        assert sentence and "junit.xml" in sentence and str(refused) in sentence, sentence
+    for kept in (out / "junit.xml", tmp_path / "report.xml", None):
+        assert _junit_xml_among_submissions(kept, out) is None
+    klass = tmp_path / "class"
+    klass.mkdir()
+    shutil.copy(SOLUTION, klass / "report.xml.ipynb")
+    graded = run_cli("grade", str(klass), "--out", str(out), "--seed", "7", "--assignment", ASSIGNMENT,
+                     "--junit-xml", str(out / "report.xml"))
+    assert graded.returncode == 2 and "--junit-xml" in graded.stderr and not out.exists(), graded.stderr[-2000:]
+    merged = run_cli("merge", str(tmp_path / "shard-0"), "--out", str(out), "--junit-xml", str(out / "report.xml"))
+    assert merged.returncode == 2 and "--junit-xml" in merged.stderr, merged.stderr[-2000:]
