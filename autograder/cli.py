@@ -222,6 +222,8 @@ def _check(args, config) -> int:
     from autograder.student import device_checks
 
     missing = None if os.path.lexists(args.path) else messages.text("load.file_missing", path=args.path)
+    if missing is None:
+        args.assignment = args.assignment or _assignment_of_exercises(args, config)
     refused = (_unknown_assignment(args.assignment, config) or missing or _unknown_exercise(args, config)
                or _missing_suite(args, config))
     if refused:  # one line, before anything is loaded: not "could not be read as a notebook" for a missing file
@@ -303,6 +305,22 @@ def _unknown_assignment(given: str | None, config) -> str | None:
     if given is None or given in config.assignments:
         return None
     return _refusal(messages.text("cli.unknown_assignment", given=given), given, list(config.assignments))
+
+
+def _assignment_of_exercises(args, config) -> str | None:
+    """The one assignment whose functions include every --exercise, when neither --assignment nor the file names
+    one (`check scratch.py --exercise newton_minimize`); None when the file says, or the names fit none or several."""
+    from autograder.load.submission_source import guess_assignment
+
+    if not args.exercise:
+        return None
+    try:
+        if guess_assignment(args.path, config.assignments, None):
+            return None
+    except Exception:  # an unreadable file: grade_submission says why
+        return None
+    fitting = [a for a in config.assignments if set(args.exercise) <= set(config.points[a])]
+    return fitting[0] if len(fitting) == 1 else None
 
 
 def _unknown_exercise(args, config) -> str | None:

@@ -205,3 +205,14 @@ def test_gradescope_grades_one_notebook_by_the_rule_and_tells_the_student_which_
     data = gradescope_run._with_ignored_files({"output": "Total: 17 / 17"}, folder, graded, ASSIGNMENT)
     assert data["output"].startswith("Total: 17 / 17\nGraded my_solution.ipynb; not graded: 02_where (1).ipynb.")
     assert data["extra_data"]["ignored_files"] == [f"{ASSIGNMENT} (1).ipynb"]
+
+
+def test_an_exercise_names_its_assignment_when_the_file_does_not(tmp_path):
+    """`check scratch.py --exercise safe_log`: the file's name and content say no assignment, the exercise does."""
+    scratch = tmp_path / "scratch.py"
+    solution = nbformat.read(REPO / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    scratch.write_text("\n\n".join(cell.source for cell in solution.cells if cell.cell_type == "code"
+                                    and ("def safe_log" in cell.source or cell.source.startswith("import"))))
+    completed = _autograder("check", scratch, "--exercise", "safe_log", "--seed", "3", timeout=600)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "--assignment" not in completed.stderr and "safe_log" in completed.stdout
