@@ -84,3 +84,16 @@ def test_sync_file_writes_only_when_a_key_is_added(tmp_path):
 
 def test_the_english_order_is_read_from_the_repository_itself():
     assert english_catalog.english(REPO) == list(messages.ENGLISH.items())
+
+
+def test_an_assignments_sentences_are_synced_into_its_own_catalog_and_none_into_the_kits():
+    """`i18n sync` in the kit: catalog/locale/ko.po gets the common sentences, each assignment's
+    suites/messages_<assignment>.ko.po its own (sentences, hints' ideas, check names)."""
+    files = dict(english_catalog.kit_translations(REPO, "ko"))
+    assignments = [path.name.removeprefix("messages_").removesuffix(".ko.po") for path in files if path != KOREAN]
+    assert "07_vmap_pytrees" in assignments and len(files) == len(assignments) + 1
+    assert not [key for key, _ in files[KOREAN] if key.split(".", 1)[0] in assignments]
+    own = files[REPO / "autograder" / "suites" / "messages_07_vmap_pytrees.ko.po"]
+    assert own and all(key.startswith(("07_vmap_pytrees.", messages.CHECK_NAME_PREFIX)) for key, _ in own)
+    every = sorted(key for keys in files.values() for key, _ in keys)
+    assert every == sorted(messages.ENGLISH), "each sentence is translated in exactly one file"

@@ -2,8 +2,10 @@
 
 The order of `messages.ENGLISH` is made at import (the common sentences, then each assignment's
 catalog by name, then every hint's idea), so it is read from the catalog itself rather than
-re-derived. A fresh interpreter imports it from `root`, so the copy's own catalogs are read (and
-the current process's catalog, imported before a scaffold added one, is never the one used).
+re-derived, as is which assignment catalog brings which keys (`kit_translations`: an assignment's
+sentences are translated in its own PO file). A fresh interpreter imports it from `root`, so the
+copy's own catalogs are read (and the current process's catalog, imported before a scaffold added
+one, is never the one used).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from autograder.catalog import messages
 where = Path(messages.__file__).resolve()
 if Path(sys.argv[1]).resolve() not in where.parents:
     sys.exit(f"imported the catalog from {where}, not from {sys.argv[1]}")
-print(json.dumps(list(messages.ENGLISH.items()), ensure_ascii=False))
+from autograder.catalog import assignment_catalogs
+owners = {module.__file__: assignment_catalogs.own_keys(module) for module in assignment_catalogs.found()}
+print(json.dumps({"english": list(messages.ENGLISH.items()), "owners": owners}, ensure_ascii=False))
 """
 
 
@@ -31,13 +35,35 @@ class CatalogUnreadable(RuntimeError):
 
 def english(root: Path) -> list[tuple[str, str]]:
     """(key, English template) for every sentence of the repository at `root`, in `messages.ENGLISH` order."""
+    return [(key, text) for key, text in _read(root)["english"]]
+
+
+def kit_translations(root: Path, language: str) -> list[tuple[Path, list[tuple[str, str]]]]:
+    """Each PO file of `language` in the repository at `root` with the sentences it translates, in English order:
+    catalog/locale/<language>.po the kit's common ones, and each assignment's messages_<a>.<language>.po beside
+    its catalog that assignment's own (assignment_catalogs.own_keys)."""
+    from autograder.catalog import assignment_catalogs
+
+    read = _read(root)
+    english_ = [(key, text) for key, text in read["english"]]
+    owned = {key for keys in read["owners"].values() for key in keys}
+    files = [(Path(root) / "autograder" / "catalog" / "locale" / f"{language}.po",
+              [(key, text) for key, text in english_ if key not in owned])]
+    for module_file, keys in sorted(read["owners"].items()):
+        own = set(keys)
+        files.append((assignment_catalogs.translations(Path(module_file), language),
+                      [(key, text) for key, text in english_ if key in own]))
+    return files
+
+
+def _read(root: Path) -> dict:
     completed = subprocess.run([sys.executable, "-c", _READ, str(Path(root).resolve())], capture_output=True,
                                text=True, encoding="utf-8", timeout=120)
     if completed.returncode != 0:
         raise CatalogUnreadable(f"Could not import the catalogs of {root} (autograder/catalog/messages.py and "
                                 f"autograder/suites/messages_*.py):\n{completed.stderr.strip()}\n"
                                 "Fix the error above (a catalog module that does not import), then run again.")
-    return [(key, text) for key, text in json.loads(completed.stdout)]
+    return json.loads(completed.stdout)
 
 
 def course_english(suites: Path) -> list[tuple[str, str]]:

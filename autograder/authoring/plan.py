@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from autograder import grading_config
+from autograder.catalog import assignment_catalogs
 
 NAME = re.compile(r"^[0-9]{2}_[a-z][a-z0-9_]*$")
 FUNCTION = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -58,9 +59,10 @@ class AssignmentPlan:
 
     @property
     def translations(self) -> Path:
-        """The Korean catalog the assignment's sentences are translated in: the kit's, or the course's own."""
-        return self.suites / "locale" / "ko.po" if self.in_course else self.root / "autograder" / "catalog" / \
-            "locale" / "ko.po"
+        """The Korean catalog the assignment's sentences are translated in: its own, beside its catalog in the kit
+        (messages_<name>.ko.po), or the course's suites/locale/ko.po."""
+        return self.suites / "locale" / "ko.po" if self.in_course else \
+            assignment_catalogs.translations(self.catalog, "ko")
 
     @property
     def suite(self) -> Path:
@@ -95,7 +97,8 @@ class AssignmentPlan:
         written = (self.suite, self.catalog, self.english_notebook, self.korean_notebook)
         if self.in_course:
             return written
-        return (*written, self.corpus / "cases.toml", self.corpus / "mistakes" / "right_structure_wrong_values.py",
+        return (*written, self.translations, self.corpus / "cases.toml",
+                self.corpus / "mistakes" / "right_structure_wrong_values.py",
                 self.corpus / "correct" / "alternative.py")
 
 

@@ -76,12 +76,27 @@ def sync_text(path: Path, text: str, english: list[tuple[str, str]]) -> SyncResu
 
 
 def sync_file(path: Path, english: list[tuple[str, str]]) -> SyncResult:
-    """Sync the catalog at `path` and write it back only if an entry was added."""
-    original = path.read_text(encoding="utf-8")
+    """Sync the catalog at `path` and write it back only if an entry was added (a missing file is begun with
+    `header`, and written only then)."""
+    original = path.read_text(encoding="utf-8") if path.is_file() else header(path)
     result = sync_text(path, original, english)
     if result.added:
         path.write_text(result.text, encoding="utf-8")
     return result
+
+
+def header(path: Path) -> str:
+    """The first lines of a new PO catalog at `path` (<name>.<language>.po or <language>.po): its comment, and
+    the header entry saying its language and encoding."""
+    language = path.name.removesuffix(".po").rsplit(".", 1)[-1]
+    lines = [f"# {language} translations of the sentences of {path.name.removesuffix('.po').rsplit('.', 1)[0]}.py: "
+             "msgctxt is the catalog's key, msgid its English",
+             "# template ({field} placeholders stay exactly as there). autograder/catalog/locale/README.md and "
+             "GLOSSARY.md say how.",
+             'msgid ""', 'msgstr ""', '"Project-Id-Version: autograder\\n"', f'"Language: {language}\\n"',
+             '"MIME-Version: 1.0\\n"', '"Content-Type: text/plain; charset=UTF-8\\n"',
+             '"Content-Transfer-Encoding: 8bit\\n"']
+    return "\n".join(lines) + "\n"
 
 
 def _entries(lines: list[str]) -> list[_Entry]:

@@ -1,10 +1,12 @@
 """`autograder new-assignment NAME --functions f,g`: every skeleton a new assignment needs, correct from the start.
 
 Creates the suite, its catalog, the English and Korean solution notebooks and (in a copy of the kit's
-repository) the corpus; appends the grading.toml tables and (there too) the curriculum section (the text
-already there is left byte for byte). In a course directory the suite and catalog go to its suites/. Each
-placeholder a person must fill says "write me", and the kit's tests fail on it until it is filled:
-the suite's references raise, the solution cells raise, the corpus files raise.
+repository) the catalog's Korean translations (messages_<name>.ko.po beside it, begun empty: `autograder
+i18n sync` adds its entries) and the corpus; appends the grading.toml tables and (there too) the
+curriculum section (the text already there is left byte for byte). In a course directory the suite
+and catalog go to its suites/. Each placeholder a person must fill says "write me", and the kit's
+tests fail on it until it is filled: the suite's references raise, the solution cells raise, the
+corpus files raise.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.authoring import templates
+from autograder.authoring import po_sync, templates
 from autograder.authoring.notebooks import notebook
 from autograder.authoring.plan import AssignmentPlan, plan
 
@@ -71,7 +73,8 @@ def new_assignment(root: Path, name: str, functions: list[str]) -> Scaffold:
                                               translations=chosen.translations.relative_to(chosen.root))),
         _write_notebook(chosen.english_notebook, notebook(chosen, "en", points)),
         _write_notebook(chosen.korean_notebook, notebook(chosen, "ko", points)),
-        *([] if chosen.in_course else _corpus(chosen)),
+        *([] if chosen.in_course else [_write(chosen.translations, po_sync.header(chosen.translations)),
+                                       *_corpus(chosen)]),
     ]
     appended = [_append(chosen.grading_toml, _grading_tables(chosen))]
     # A section the curriculum already holds is the spec: it is kept as it is. A course has no curriculum here.

@@ -10,14 +10,18 @@ those of catalog/locale/GLOSSARY.md (read by the Korean feedback's test).
 They are found by name, not imported by a statement, so the sandbox child
 (whose view holds only the modules it imports) and the student package
 (which ships no suites) never hold the suites' advice, which may quote
-reference code. Their translations are in catalog/locale/<language>.po, under
-the same keys as every other sentence.
+reference code. Their translations are the assignment's own too: beside the
+catalog, messages_<assignment>.<language>.po (`translations`), under the same
+keys as every other sentence; catalog/locale/<language>.po holds the kit's
+common sentences only. The student package's wheel adds the assignments' check
+names to its catalog/locale/<language>.po (student/wheel.py).
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 from types import ModuleType
 
 PACKAGE = "autograder.suites"
@@ -47,3 +51,14 @@ def merge(into: dict, entries: dict, source: str) -> None:
 def check_names(catalog: ModuleType) -> dict[str, str]:
     """A catalog's CHECK_NAMES as catalog entries, key "check_name.<name>" and the English name itself."""
     return {CHECK_NAME_PREFIX + name: name for name in getattr(catalog, "CHECK_NAMES", ())}
+
+
+def own_keys(catalog: ModuleType) -> list[str]:
+    """Every key a catalog brings: its sentences, its check names and its hints' ideas ("<key>.idea")."""
+    return [*catalog.ENGLISH, *check_names(catalog), *(f"{key}.idea" for key in catalog.IDEAS)]
+
+
+def translations(catalog: ModuleType | Path, language: str) -> Path:
+    """The PO file translating a catalog into `language`: messages_<assignment>.<language>.po beside it."""
+    path = Path(catalog.__file__ or "") if isinstance(catalog, ModuleType) else Path(catalog)
+    return path.with_name(f"{path.stem}.{language}.po")

@@ -556,20 +556,29 @@ def using(name: str | None):
 
 def catalog(name: str) -> dict[str, str]:
     """key -> template in language `name`: its PO files' translations of the current English sentences (the
-    kit's, then those of a course's own assignments, include_catalogs)."""
+    kit's common ones, each assignment's own beside its catalog, then a course's, include_catalogs)."""
     if name not in _loaded:
-        _loaded[name] = {key: template for folder in (LOCALE, *_course_locales)
-                         for key, template in _read_po(folder / f"{name}.po").items()}
+        _loaded[name] = {key: template for path in translation_files(name)
+                         for key, template in _read_po(path).items()}
     return _loaded[name]
 
 
+def translation_files(name: str) -> list[Path]:
+    """The PO files that translate into `name`: locale/<name>.po (the kit's common sentences), each assignment
+    catalog's messages_<assignment>.<name>.po, and a course's locale/<name>.po (present or not)."""
+    return [LOCALE / f"{name}.po", *(assignment_catalogs.translations(module, name) for module in _catalogs),
+            *(folder / f"{name}.po" for folder in _course_locales)]
+
+
 _course_locales: list[Path] = []
+_catalogs: list = []  # the assignment catalogs added: the kit's, found at import, then a course's
 
 
 def include_catalogs(catalogs: list, locale: Path) -> None:
     """Add the catalogs of a course's own assignments (course_suites) as the kit's were added at import, with
     their translations in `locale`/<language>.po. A key the kit or another catalog defines is a ValueError."""
     for module in catalogs:
+        _catalogs.append(module)
         assignment_catalogs.merge(ENGLISH, module.ENGLISH, module.__name__)
         assignment_catalogs.merge(ENGLISH, assignment_catalogs.check_names(module), module.__name__)
         assignment_catalogs.merge(hint_ideas.IDEAS, module.IDEAS, module.__name__)
@@ -707,6 +716,7 @@ def check_name(prop: str) -> str:
 # Each assignment's own sentences (hint_ideas merged their ideas and APIs the same way), and the names of its own
 # graded properties (CHECK_NAMES: those no other assignment has), translated as every "check_name." key.
 for _catalog in assignment_catalogs.found():
+    _catalogs.append(_catalog)
     assignment_catalogs.merge(ENGLISH, _catalog.ENGLISH, _catalog.__name__)
     assignment_catalogs.merge(ENGLISH, assignment_catalogs.check_names(_catalog), _catalog.__name__)
 

@@ -88,7 +88,9 @@ def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assig
     recorded checks (index.json, <assignment>.json and .npz); `assignments`
     are the names whose exercise-specific translations are left out of the
     PO catalogs (the suites' advice, which quotes reference code; its English
-    is beside the suites, which the package does not ship).
+    is beside the suites, which the package does not ship). Each language's
+    catalog is the kit's common one with the assignments' check names added
+    from their own PO files (suites/messages_<assignment>.<language>.po).
     """
     files: dict[str, bytes] = {}
     for relative in KIT_MODULES:
@@ -102,7 +104,8 @@ def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assig
     if locale.is_dir():
         for path in sorted(locale.iterdir()):
             if path.suffix == ".po":
-                files[f"autograder/catalog/locale/{path.name}"] = po_without_exercises(path, assignments).encode()
+                own = sorted((package_root / "suites").glob(f"messages_*.{path.stem}.po"))
+                files[f"autograder/catalog/locale/{path.name}"] = po_for_students(path, own, assignments).encode()
             elif path.name == "README.md":
                 files[f"autograder/catalog/locale/{path.name}"] = path.read_bytes()
     for path in sorted(data_dir.iterdir()):
@@ -144,11 +147,14 @@ def _is_exercise_key(key: object, assignments: list[str]) -> bool:
     return isinstance(key, str) and key.split(".", 1)[0] in assignments
 
 
-def po_without_exercises(path: Path, assignments: list[str]) -> str:
-    """A PO catalog without the entries whose msgctxt is `<assignment>.*`."""
+def po_for_students(path: Path, own: list[Path], assignments: list[str]) -> str:
+    """The PO catalog at `path` with the entries of the assignments' own catalogs `own` added, less every entry
+    whose msgctxt is `<assignment>.*`: what remains of theirs is their check names."""
     import polib
 
     catalog = polib.pofile(str(path))
+    for other in own:
+        catalog.extend(entry for entry in polib.pofile(str(other)) if not entry.obsolete)
     for entry in [e for e in catalog if _is_exercise_key(e.msgctxt, assignments)]:
         catalog.remove(entry)
     for entry in [e for e in catalog.obsolete_entries() if _is_exercise_key(e.msgctxt, assignments)]:
