@@ -29,8 +29,13 @@ _QUOTED = re.compile(r"`[^`]*`|'[^'\n]*'|\"[^\"\n]*\"|<[^>\n]*>")
 _GLOSS = re.compile(r"(?<=[가-힣])\([A-Za-z][A-Za-z .,'-]*\)")  # 거듭제곱법(power iteration)
 _RAISED = re.compile(r"예외가 발생했습니다: |\w*(?:Error|Exception|Warning): ")  # JAX's own text follows
 _CODE_LIKE = re.compile(r"[\w.]*[_.(\[{=][^\s가-힣]*|\b\w+(?:Error|Exception|Warning)\b|\b\d[\w.+-]*")
-_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*\d*")  # a dtype's name with its width is one word: bfloat16
 _HANGUL = re.compile(r"[가-힣]")
+
+
+def _kept(word: str) -> bool:
+    """Whether `word` is kept in English: as listed (bfloat16), or its letters are (float for float32)."""
+    return word.lower() in KEPT_IN_ENGLISH or word.rstrip("0123456789").lower() in KEPT_IN_ENGLISH
 
 
 def english_words(text: str, names: set[str]) -> list[str]:
@@ -48,7 +53,7 @@ def english_words(text: str, names: set[str]) -> list[str]:
         line = _RAISED.split(line)[0]
         line = _CODE_LIKE.sub(" ", _GLOSS.sub(" ", _QUOTED.sub(" ", line)))
         found = (w.rstrip("'") for w in _WORD.findall(line))  # mean' (a formula's prime) is mean
-        words += [w for w in found if len(w) > 1 and w.lower() not in KEPT_IN_ENGLISH and w not in names]
+        words += [w for w in found if len(w.rstrip("0123456789")) > 1 and not _kept(w) and w not in names]
     return words
 
 
@@ -71,6 +76,7 @@ def test_english_words_finds_english_and_allows_code_and_jax_text():
     assert english_words(raised, names) == []
     assert english_words("`x.at[i].set(v)`를 쓰세요. 거듭제곱법(power iteration)", names) == []
     assert english_words("square over its call sequence에서", names) == ["over", "its", "call", "sequence"]
+    assert english_words("dtype은 float32가 아니라 bfloat16이어야 합니다", names) == ["bfloat16"]
 
 
 @pytest.mark.parametrize("case", _sample(), ids=lambda c: c.id)
