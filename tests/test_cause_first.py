@@ -40,3 +40,36 @@ def test_hints_that_name_no_cause_and_other_functions_are_left_where_they_are():
     checks = [_failed("f", "correct", "d1", "recipe"), _failed("f", "jit", "d2", "another idea"),
               _failed("g", "correct", "d3", messages.text("hint.TracerBoolConversionError"))]
     assert lead_with_the_cause(checks) == checks
+
+
+def test_the_exercise_recipe_is_said_after_every_hint_never_as_the_first():
+    recipe = messages.text("09_autodiff.safe_norm.values")
+    relation = messages.text("relation.offset", offset="1e-06")
+    alone = _failed("safe_norm", "correct", "safe_norm(f32[5]) returned wrong values: got 1e-06, expected 0.",
+                    recipe)
+    related = _failed("safe_norm", "jittable", "jit(safe_norm(f32[5])) returned wrong values.", recipe, relation)
+    first, second = lead_with_the_cause([alone, related])
+    assert first.failure.hints == () and first.failure.recipes == (recipe,)
+    assert first.feedback.startswith("safe_norm(f32[5]) returned wrong values")
+    assert messages.text("call.hint", hint=recipe) not in first.feedback
+    assert messages.text("call.recipe", recipe=recipe) in first.feedback
+    assert second.failure.hints == (relation,)
+    assert second.feedback.index(relation) < second.feedback.index(recipe)
+
+
+def test_a_recipe_replayed_as_advice_is_said_after_the_hints_too():
+    recipe = messages.text("09_autodiff.safe_norm.values")
+    relation = messages.text("relation.offset", offset="1e-06")
+    check = CheckResult("safe_norm", "correct", 0.0, 1.0, False, "").failing_with(
+        Failure("d", FailureKind.WRONG_VALUES, advice=(recipe,), hints=(relation,)))
+    (led,) = lead_with_the_cause([check])
+    assert led.failure.advice == () and led.failure.recipes == (recipe,)
+    assert led.feedback.index(relation) < led.feedback.index(recipe)
+
+
+def test_a_recipe_said_by_an_earlier_check_of_the_function_is_not_repeated():
+    recipe = messages.text("09_autodiff.safe_norm.values")
+    checks = [_failed("safe_norm", "correct", "d1", recipe), _failed("safe_norm", "jittable", "d2", recipe)]
+    first, second = say_each_thing_once(lead_with_the_cause(checks))
+    assert recipe in first.feedback and recipe not in second.feedback
+    assert messages.text("call.said_above") in second.feedback

@@ -238,6 +238,10 @@ MISUSE_ERRORS = [
      ("cannot be static", "`jax.lax.cond`", "lax.cond(flag, ...)")),
     ("a per-example mean against the batch", lambda: jnp.ones((3, 4)) - jnp.ones((3, 4)).mean(axis=1),
      ("trailing axis of size 1", "keepdims=True", "v[:, None]")),
+    ("a slice bound that is traced", lambda: jax.jit(lambda x, n: x[:n])(jnp.ones(4), 2),
+     ("loop with JAX's loops", "`jax.lax.fori_loop`", "`lax.fori_loop` / `lax.while_loop`")),
+    ("a size that is traced", lambda: jax.jit(lambda x, n: lax.dynamic_slice(x, (0,), (n,)))(jnp.ones(4), 2),
+     ("loop with JAX's loops", "`jax.lax.fori_loop`", "`lax.fori_loop` / `lax.while_loop`")),
     ("a Python float where an array is needed", _python_float_updated,
      ("Make it a JAX array first", "`jax.numpy.asarray`", "jnp.asarray(value, dtype=jnp.float32)")),
 ]

@@ -23,7 +23,11 @@ def _files(assignment: str) -> list:
 
 
 def _curriculum_section(assignment: str) -> list[tuple[int, str]]:
-    """The numbered lines of the assignment's section of docs/curriculum.md (`## <assignment> ...` to the next)."""
+    """The numbered lines of the assignment's section of the curriculum: its own file docs/curriculum/<assignment>.md
+    (what the scaffold writes), else its part of docs/curriculum.md (`## <assignment> ...` to the next)."""
+    own = CURRICULUM.parent / "curriculum" / f"{assignment}.md"
+    if own.is_file():
+        return list(enumerate(own.read_text(encoding="utf-8").splitlines(), start=1))
     section, inside = [], False
     for number, line in enumerate(CURRICULUM.read_text(encoding="utf-8").splitlines(), start=1):
         if line.startswith("## "):
@@ -38,10 +42,13 @@ def test_no_placeholder_is_left_unwritten(assignment):
     left = [f"{path.relative_to(REPO)}:{number}" for path in _files(assignment)
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
             if PLACEHOLDER in line]
-    left += [f"docs/curriculum.md:{number}" for number, line in _curriculum_section(assignment) if PLACEHOLDER in line]
+    own = CURRICULUM.parent / "curriculum" / f"{assignment}.md"
+    where = own.relative_to(REPO) if own.is_file() else CURRICULUM.relative_to(REPO)
+    left += [f"{where}:{number}" for number, line in _curriculum_section(assignment) if PLACEHOLDER in line]
     assert not left, f'{assignment} still says "{PLACEHOLDER}" at: {", ".join(left)}'
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_assignment_has_a_curriculum_section(assignment):
-    assert _curriculum_section(assignment), f"docs/curriculum.md has no section `## {assignment} — ...`"
+    assert _curriculum_section(assignment), (f"no curriculum section: neither docs/curriculum/{assignment}.md nor "
+                                             f"a section `## {assignment} — ...` of docs/curriculum.md")

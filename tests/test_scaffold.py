@@ -33,7 +33,7 @@ COPIED = ("autograder", "grading.toml", "pyproject.toml", "solutions", "docs/cur
           "tests/test_grading_config.py", "tests/test_layout.py", "tests/test_translations.py",
           "tests/test_korean_notebooks.py", "tests/test_corpus.py", "tests/test_corpus_coverage.py",
           "tests/test_solutions_and_stubs.py", "tests/test_placeholders.py")
-APPENDED = ("grading.toml", "docs/curriculum.md")
+APPENDED = ("grading.toml",)
 # The copy's tests that cover every assignment, or this one by name; the three of test_translations.py that
 # run `autograder check` on other assignments' notebooks are left out (they do not look at a new one), and so
 # is the released stub's test (the stub is graded below, without nbgrader's release).
@@ -237,3 +237,12 @@ def test_a_curriculum_section_the_spec_already_holds_is_kept_as_it_is(tmp_path):
     made = new_assignment(tmp_path, "12_specified", ["specified_function"])
     assert curriculum.read_bytes() == before
     assert [str(path) for path in made.appended] == ["grading.toml"]
+    assert not (tmp_path / "docs" / "curriculum" / "12_specified.md").exists()
+    assert "docs/curriculum" not in " ".join(str(path) for path in made.to_edit())
+
+
+def test_the_curriculum_section_is_the_assignments_own_file(scaffolded):
+    """The scaffold writes the section beside the curriculum, in a file of its own; docs/curriculum.md is as it was."""
+    assert (scaffolded / "docs" / "curriculum.md").read_bytes() == (REPO / "docs" / "curriculum.md").read_bytes()
+    section = (scaffolded / "docs" / "curriculum" / f"{NAME}.md").read_text(encoding="utf-8")
+    assert section.startswith(f"## {NAME} — ") and all(f"`{f}(" in section for f in FUNCTIONS)

@@ -1,12 +1,14 @@
-"""Adding an assignment touches no shared file: a scaffolded assignment with a bfloat16 function, in git.
+"""Adding an assignment touches no shared file: a scaffolded two-exercise assignment with bfloat16 functions, in git.
 
 In a git copy of the repository's parts the scaffold reads, `autograder new-assignment` writes an
-assignment whose function takes and returns bfloat16; its suite, its catalog (with the name of its own
-property and the words its Korean keeps in English) are filled in by hand, and `autograder i18n sync`
-adds their translations' entries. `git status` then shows the assignment's own files and the ones
-the kit's commands wrote (grading.toml and the curriculum, appended; ko.po, synced), and no other:
-no harness, no common catalog, no test's list. And the function is graded through the wire as it is:
-bfloat16 arguments in, a bfloat16 result out, a wrong result named as such.
+assignment of two functions, one taking bfloat16 and one returning it; its suite and its catalog (its
+hints, the words its Korean keeps in English) are written by hand, `autograder i18n sync` adds their
+entries to the assignment's own Korean catalog, and they are translated there by hand. `git status`
+then shows the assignment's own files (its curriculum section, docs/curriculum/<name>.md, and its
+Korean, suites/messages_<name>.ko.po, among them) and grading.toml, which only the scaffold wrote
+(appended, never edited by hand), and no other: no harness, no common catalog or ko.po, no
+curriculum.md, no test's list. And each function is graded through the wire as it is: bfloat16
+arguments in, a bfloat16 result out, a wrong result named as such, its hint in Korean.
 """
 
 from __future__ import annotations
@@ -22,16 +24,16 @@ from conftest import REPO
 
 NAME = "11_numerics"
 FUNCTION = "mixed_precision_matmul"
+ROUNDING = "round_to_bfloat16"
 COPIED = ("autograder", "grading.toml", "pyproject.toml", "solutions", "docs/curriculum.md", "tests/corpus")
-# What the kit's own commands write besides the assignment's files: the scaffold appends its tables and its
-# curriculum section, `i18n sync` adds the new sentences' entries.
-GENERATED = {"grading.toml", "docs/curriculum.md", "autograder/catalog/locale/ko.po"}
-SUITE = f'''"""{NAME}: mixed precision, bfloat16 in and float32 out."""
+# What the kit's own commands write besides the assignment's files: the scaffold appends its tables.
+GENERATED = {"grading.toml"}
+SUITE = f'''"""{NAME}: mixed precision: bfloat16 in and float32 out, and float32 rounded to bfloat16."""
 
 import ml_dtypes
 import numpy as np
 
-from autograder.suites.api import expect_jittable, expect_output, graded, sizes_for, text
+from autograder.suites.api import expect_output, graded, sizes_for, text
 
 BF16 = ml_dtypes.bfloat16
 
@@ -52,38 +54,56 @@ def test_{FUNCTION}_correct(submission, rng, seed):
                   hint=text("{NAME}.{FUNCTION}.accumulate"))
 
 
-@graded("{FUNCTION}", "accumulates in float32")
-def test_{FUNCTION}_jittable(submission, rng, seed):
-    a, b = _inputs(rng, seed)
-    expect_jittable(submission, "{FUNCTION}", (a, b), _product(a, b), rtol=1e-3, atol=1e-4)
+@graded("{ROUNDING}", "correct")
+def test_{ROUNDING}_correct(submission, rng, sizes):
+    x = rng.standard_normal(int(sizes.integers(5, 40))).astype(np.float32)
+    expect_output(submission, "{ROUNDING}", (x,), x.astype(BF16), check_dtype=True,
+                  hint=text("{NAME}.{ROUNDING}.astype"))
 '''
 CATALOG = f'''"""{NAME}: this assignment's own sentences and hints (see catalog/assignment_catalogs.py)."""
 
 ENGLISH: dict[str, str] = {{
     "{NAME}.{FUNCTION}.accumulate": "Multiply the bfloat16 arrays with a float32 accumulator: "
                                    "`jnp.matmul(a, b, preferred_element_type=jnp.float32)`.",
+    "{NAME}.{ROUNDING}.astype": "Round with a cast to bfloat16: `x.astype(jnp.bfloat16)`.",
 }}
 
 IDEAS: dict[str, str] = {{
     "{NAME}.{FUNCTION}.accumulate": "Accumulate the products in float32, then keep the float32 result.",
+    "{NAME}.{ROUNDING}.astype": "The result must have the dtype bfloat16, not float32.",
 }}
 
-APIS: dict[str, tuple[str, ...]] = {{"{NAME}.{FUNCTION}.accumulate": ("jax.numpy.matmul",)}}
+APIS: dict[str, tuple[str, ...]] = {{"{NAME}.{FUNCTION}.accumulate": ("jax.numpy.matmul",),
+                                     "{NAME}.{ROUNDING}.astype": ("jax.numpy.ndarray.astype",)}}
 
-CHECK_NAMES: tuple[str, ...] = ("accumulates in float32",)
+CHECK_NAMES: tuple[str, ...] = ()
 
 KEPT_IN_ENGLISH: tuple[str, ...] = ("bfloat16",)
 '''
-RIGHT = "import jax.numpy as jnp\n\ndef mixed_precision_matmul(a, b):\n" \
-        "    return jnp.matmul(a, b, preferred_element_type=jnp.float32)\n"
-ROUNDED = "import jax.numpy as jnp\n\ndef mixed_precision_matmul(a, b):\n    return a @ b\n"
+# The Korean a translator writes into the entries `i18n sync` added (English -> Korean).
+KOREAN = {
+    "Multiply the bfloat16 arrays with a float32 accumulator: `jnp.matmul(a, b, preferred_element_type=jnp.float32)`.":
+        "bfloat16 배열을 float32 누적으로 곱하세요: `jnp.matmul(a, b, preferred_element_type=jnp.float32)`.",
+    "Round with a cast to bfloat16: `x.astype(jnp.bfloat16)`.":
+        "bfloat16으로 변환해 반올림하세요: `x.astype(jnp.bfloat16)`.",
+    "Accumulate the products in float32, then keep the float32 result.":
+        "곱을 float32로 누적하고, float32 결과를 유지하세요.",
+    "The result must have the dtype bfloat16, not float32.": "결과의 dtype은 float32가 아니라 bfloat16이어야 합니다.",
+}
+RIGHT = ("import jax.numpy as jnp\n\ndef mixed_precision_matmul(a, b):\n"
+         "    return jnp.matmul(a, b, preferred_element_type=jnp.float32)\n\n"
+         "def round_to_bfloat16(x):\n    return x.astype(jnp.bfloat16)\n")
+WRONG_DTYPES = ("import jax.numpy as jnp\n\ndef mixed_precision_matmul(a, b):\n    return a @ b\n\n"
+                "def round_to_bfloat16(x):\n    return x\n")
 GRADE = """
 import json, sys
 from autograder import grading_config
+from autograder.catalog import messages
 from autograder.grade.pipeline import GradingOptions, grade_submission
 config = grading_config.load(sys.argv[1])
-result = grade_submission(sys.argv[2], config, GradingOptions(seed=3, sandbox="inprocess", assignment=sys.argv[3]))
-print(json.dumps({c.prop: [c.passed, c.feedback] for c in result.checks}))
+with messages.speaking(sys.argv[4]):
+    result = grade_submission(sys.argv[2], config, GradingOptions(seed=3, sandbox="inprocess", assignment=sys.argv[3]))
+print(json.dumps({c.function: [c.passed, c.feedback] for c in result.checks}, ensure_ascii=False))
 """
 
 
@@ -113,30 +133,51 @@ def _changed(root: Path) -> set[str]:
 
 
 def _own(path: str) -> bool:
-    return NAME in Path(path).parts or Path(path).name in (f"test_{NAME}.py", f"messages_{NAME}.py")
+    return NAME in Path(path).parts or Path(path).name in (f"test_{NAME}.py", f"messages_{NAME}.py",
+                                                           f"messages_{NAME}.ko.po", f"{NAME}.md")
+
+
+def _translate(catalog: Path) -> None:
+    """What a translator does: each entry `i18n sync` added gets its Korean (a PO editor would do the same)."""
+    import polib
+
+    entries = polib.pofile(str(catalog))
+    assert sorted(entry.msgid for entry in entries if not entry.msgstr) == sorted(KOREAN), "sync added these"
+    for entry in entries:
+        entry.msgstr = KOREAN[entry.msgid]
+    entries.save()
 
 
 def test_a_bfloat16_assignment_is_added_in_its_own_files_and_graded_through_the_wire(tmp_path):
     root = tmp_path / "kit"
     _git_copy(root)
     python = [sys.executable, "-m", "autograder"]
-    _run([*python, "new-assignment", NAME, "--functions", f"{FUNCTION}(a, b)", "--root", str(root)], root)
-    (root / "autograder" / "suites" / f"test_{NAME}.py").write_text(SUITE, encoding="utf-8")
-    (root / "autograder" / "suites" / f"messages_{NAME}.py").write_text(CATALOG, encoding="utf-8")
-    with (root / "grading.toml").open("a", encoding="utf-8") as points:
-        points.write('"accumulates in float32" = 1\n')  # under the scaffold's [assignments.11_numerics....]
+    _run([*python, "new-assignment", NAME, "--functions", f"{FUNCTION}(a, b),{ROUNDING}", "--root", str(root)],
+         root)
+    scaffolded = {part: (root / part).read_bytes() for part in GENERATED}
+    suites = root / "autograder" / "suites"
+    (suites / f"test_{NAME}.py").write_text(SUITE, encoding="utf-8")
+    (suites / f"messages_{NAME}.py").write_text(CATALOG, encoding="utf-8")
     _run([*python, "i18n", "sync", "--root", str(root)], root)
+    _translate(suites / f"messages_{NAME}.ko.po")
 
     changed = _changed(root)
-    assert changed and {path for path in changed if not _own(path)} <= GENERATED, sorted(changed)
+    assert {path for path in changed if not _own(path)} == GENERATED, sorted(changed)
+    assert f"autograder/suites/messages_{NAME}.ko.po" in changed and f"docs/curriculum/{NAME}.md" in changed
+    assert {part: (root / part).read_bytes() for part in GENERATED} == scaffolded, "written by the scaffold only"
 
     graded = {}
-    for name, code in (("right", RIGHT), ("rounded", ROUNDED)):
+    for name, code, language in (("right", RIGHT, "en"), ("wrong dtypes", WRONG_DTYPES, "en"),
+                                 ("wrong dtypes, Korean", WRONG_DTYPES, "ko")):
         submission = tmp_path / f"{name}.py"
         submission.write_text(code, encoding="utf-8")
         graded[name] = json.loads(_run([sys.executable, "-c", GRADE, str(root / "grading.toml"), str(submission),
-                                        NAME], root).splitlines()[-1])
+                                        NAME, language], root).splitlines()[-1])
     assert all(passed for passed, _ in graded["right"].values()), graded["right"]
-    passed, feedback = graded["rounded"]["correct"]
+    passed, feedback = graded["wrong dtypes"][FUNCTION]
     assert not passed and "bfloat16" in feedback and "expected float32" in feedback, feedback
-    assert "not numeric" not in feedback
+    passed, feedback = graded["wrong dtypes"][ROUNDING]
+    assert not passed and "float32" in feedback and "expected bfloat16" in feedback, feedback
+    assert not any("not numeric" in feedback for _, feedback in graded["wrong dtypes"].values())
+    _, korean = graded["wrong dtypes, Korean"][ROUNDING]
+    assert KOREAN["The result must have the dtype bfloat16, not float32."] in korean, korean

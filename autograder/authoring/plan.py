@@ -31,8 +31,8 @@ class AssignmentPlan:
     """A new assignment `name` grading `functions`, to be written into the repository or course at `root`.
 
     In a copy of the kit's repository the suite and catalog join the kit's
-    (autograder/suites/), with a corpus and a curriculum section for the kit's
-    tests; in a course directory (`in_course`) they go to the course's own
+    (autograder/suites/), with a corpus and a curriculum section (its own file,
+    docs/curriculum/<name>.md) for the kit's tests; in a course directory (`in_course`) they go to the course's own
     suites/ (course_suites), and there is no corpus or curriculum to write.
     """
 
@@ -90,10 +90,17 @@ class AssignmentPlan:
 
     @property
     def curriculum(self) -> Path:
+        """The curriculum's common part: its conventions, and the sections of the assignments written there."""
         return self.root / "docs" / "curriculum.md"
 
+    @property
+    def curriculum_section(self) -> Path:
+        """The assignment's own section of the curriculum, a file of its own: docs/curriculum/<name>.md."""
+        return self.root / "docs" / "curriculum" / f"{self.name}.md"
+
     def new_files(self) -> tuple[Path, ...]:
-        """The files the scaffold creates (grading.toml and curriculum.md are appended to instead)."""
+        """The files the scaffold creates for certain (grading.toml is appended to; the curriculum section is
+        written unless the spec already holds it)."""
         written = (self.suite, self.catalog, self.english_notebook, self.korean_notebook)
         if self.in_course:
             return written

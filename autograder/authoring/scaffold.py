@@ -2,9 +2,10 @@
 
 Creates the suite, its catalog, the English and Korean solution notebooks and (in a copy of the kit's
 repository) the catalog's Korean translations (messages_<name>.ko.po beside it, begun empty: `autograder
-i18n sync` adds its entries) and the corpus; appends the grading.toml tables and (there too) the
-curriculum section (the text already there is left byte for byte). In a course directory the suite
-and catalog go to its suites/. Each placeholder a person must fill says "write me", and the kit's
+i18n sync` adds its entries), the corpus and the curriculum section, a file of its own
+(docs/curriculum/<name>.md, unless the spec already holds the section); appends the grading.toml
+tables (the text already there is left byte for byte). In a course directory the suite and catalog
+go to its suites/. Each placeholder a person must fill says "write me", and the kit's
 tests fail on it until it is filled: the suite's references raise, the solution cells raise, the
 corpus files raise.
 """
@@ -39,8 +40,9 @@ class Scaffold:
         p = self.plan
         if p.in_course:
             return tuple(path.relative_to(p.root) for path in (p.suite, p.english_notebook, p.korean_notebook))
+        section = (p.curriculum_section,) if p.curriculum_section.relative_to(p.root) in self.created else ()
         return tuple(path.relative_to(p.root) for path in (
-            p.curriculum, p.suite, p.english_notebook, p.korean_notebook,
+            *section, p.suite, p.english_notebook, p.korean_notebook,
             p.corpus / "mistakes" / "right_structure_wrong_values.py", p.corpus / "correct" / "alternative.py"))
 
     def summary(self) -> str:
@@ -76,10 +78,10 @@ def new_assignment(root: Path, name: str, functions: list[str]) -> Scaffold:
         *([] if chosen.in_course else [_write(chosen.translations, po_sync.header(chosen.translations)),
                                        *_corpus(chosen)]),
     ]
-    appended = [_append(chosen.grading_toml, _grading_tables(chosen))]
     # A section the curriculum already holds is the spec: it is kept as it is. A course has no curriculum here.
     if not chosen.in_course and not _specified(chosen):
-        appended.append(_append(chosen.curriculum, _curriculum_section(chosen)))
+        created.insert(0, _write(chosen.curriculum_section, _curriculum_section(chosen)))
+    appended = [_append(chosen.grading_toml, _grading_tables(chosen))]
     return Scaffold(chosen, tuple(p.relative_to(chosen.root) for p in created),
                     tuple(p.relative_to(chosen.root) for p in appended))
 
@@ -105,8 +107,9 @@ def _grading_tables(p: AssignmentPlan) -> str:
 
 
 def _specified(p: AssignmentPlan) -> bool:
-    """Whether docs/curriculum.md already has the assignment's section (`## <name> ...`), as the spec wrote it."""
-    return any(line.startswith(f"## {p.name} ") or line.strip() == f"## {p.name}"
+    """Whether the assignment's section is there already, as the spec wrote it: its own file
+    (docs/curriculum/<name>.md) or a section `## <name> ...` of docs/curriculum.md."""
+    return p.curriculum_section.is_file() or any(line.startswith(f"## {p.name} ") or line.strip() == f"## {p.name}"
                for line in p.curriculum.read_text(encoding="utf-8").splitlines())
 
 

@@ -7,7 +7,7 @@ pytest keeps a report's `longrepr`: the call as the student would write it, the
 kind of failure (wrong values gate the property checks after them), the detail,
 the exercise's advice and the hints. Suites and the grader add to a failure by
 building a new value; `render` turns it into the feedback once, in the order
-every output shows: detail, advice, hints.
+every output shows: detail, advice, hints, then the exercise's recipe restated.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ class Failure:
         context: sentences said before the detail (what the failing call was part of).
         advice: the exercise's sentences for this failure, said after the detail.
         hints: the general ideas behind it, each said as "Hint: ...", after the advice.
+        recipes: the exercise's recipe restated (what the function must compute): advice of the second
+            level, said after every hint and never as one (check/cause_first.py moves it here).
         devices: the CPU device count the check failed with, when it was graded with several.
         not_checked_because: the property (as the student reads it) whose wrong values kept this check
             from its own property; its feedback is then only that.
@@ -58,6 +60,7 @@ class Failure:
     context: tuple[str, ...] = ()
     advice: tuple[str, ...] = ()
     hints: tuple[str, ...] = ()
+    recipes: tuple[str, ...] = ()
     devices: int | None = None
     not_checked_because: str | None = None
     said_above: bool = False
@@ -85,14 +88,18 @@ class Failure:
     def to_json(self) -> dict:
         """The parts as plain data (results.json's extra_data, the student package's device runs)."""
         parts = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
-        texts = {name: list(parts[name]) for name in ("context", "advice", "hints")}
+        texts = {name: list(parts[name]) for name in TEXTS}
         return {**parts, "kind": self.kind.value, **texts}
 
     @classmethod
     def from_json(cls, data: dict) -> Failure:
         """What `to_json` wrote (a KeyError, TypeError or ValueError for anything else)."""
-        texts = ("context", "advice", "hints")
-        return cls(**{**data, "kind": FailureKind(data["kind"]), **{name: tuple(data[name]) for name in texts}})
+        return cls(**{**data, "kind": FailureKind(data["kind"]),
+                      **{name: tuple(data[name]) for name in TEXTS if name in data}})
+
+
+# A failure's parts that are sentences, in order (a JSON list each).
+TEXTS = ("context", "advice", "hints", "recipes")
 
 
 def render(failure: Failure) -> str:
@@ -100,7 +107,8 @@ def render(failure: Failure) -> str:
     if failure.not_checked_because is not None:
         return messages.text("check.not_checked", values_check=failure.not_checked_because)
     lines = [*failure.context, failure.detail, *failure.advice,
-             *(messages.text("call.hint", hint=hint) for hint in failure.hints)]
+             *(messages.text("call.hint", hint=hint) for hint in failure.hints),
+             *(messages.text("call.recipe", recipe=recipe) for recipe in failure.recipes)]
     if failure.said_above:
         lines.append(messages.text("call.said_above"))
     feedback = "\n".join(line for line in lines if line)

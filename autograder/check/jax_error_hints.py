@@ -47,6 +47,9 @@ _BY_MESSAGE = (
     ("unbound axis name", "UnknownAxisName"),
     ("is not found in mesh", "UnknownAxisName"),
     ("must refer to an axis marked as manual", "UnknownAxisName"),
+    # A slice or a shape whose bound is traced (`x[:n]`, the sizes of `lax.dynamic_slice`): a concrete value needed.
+    ("Slice entries must be static integers", "ConcretizationTypeError"),
+    ("Shapes must be 1D sequences of concrete values of integer type", "ConcretizationTypeError"),
     # A Python float or int where a JAX array is needed (a loop's initial value, a constant).
     ("'float' object has no attribute", "PythonScalar"),
     ("'int' object has no attribute", "PythonScalar"),

@@ -38,10 +38,12 @@ def say_each_thing_once(checks: list[CheckResult]) -> list[CheckResult]:
         said = seen.setdefault(check.function, set())
         advice = tuple(a for a in failure.advice if a not in said)
         hints = tuple(h for h in failure.hints if h not in said)
+        recipes = tuple(r for r in failure.recipes if r not in said)
         shown_before = any(line in said for line in _explanations(failure.detail))
-        said.update(failure.advice, failure.hints, _explanations(failure.detail))
-        if (advice, hints) != (failure.advice, failure.hints) or shown_before:
-            check = check.failing_with(dataclasses.replace(failure, advice=advice, hints=hints, said_above=True))
+        said.update(failure.advice, failure.hints, failure.recipes, _explanations(failure.detail))
+        if (advice, hints, recipes) != (failure.advice, failure.hints, failure.recipes) or shown_before:
+            check = check.failing_with(dataclasses.replace(failure, advice=advice, hints=hints, recipes=recipes,
+                                                           said_above=True))
         kept.append(check)
     return kept
 
@@ -52,7 +54,7 @@ def _stub_said_once(check: CheckResult, failure: Failure, said: bool) -> CheckRe
     if not said:
         return check
     short = messages.text("call.not_implemented_above", function=check.function)
-    return check.failing_with(dataclasses.replace(failure, detail=short, advice=(), hints=()))
+    return check.failing_with(dataclasses.replace(failure, detail=short, advice=(), hints=(), recipes=()))
 
 
 def _explanations(detail: str) -> list[str]:

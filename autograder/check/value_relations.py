@@ -48,13 +48,16 @@ class Found:
         return messages.text(self.key, **self.fields)
 
 
-def relation_hint(actual: Any, expected: Any, args: Sequence[Any] = ()) -> str | None:
+def relation_hint(actual: Any, expected: Any, args: Sequence[Any] = (), devices: int | None = None) -> str | None:
     """The sentence of the first relation between the first differing output leaf and its reference, or None.
 
     Args:
         actual: what the student's function returned (NumPy arrays, Python scalars, in a pytree).
         expected: the reference, in the same structure.
-        args: the call's positional arguments (a partial step starts from one of them).
+        args: the call's positional arguments (a partial step starts from one of them; the first axis of an
+            argument of two or more axes is a batch).
+        devices: how many devices the call ran on, when the check spreads work over several: a factor equal
+            to it is said to be the device count.
     """
     wrapped = _wrapped(actual, expected)
     if wrapped is not None:
@@ -67,13 +70,60 @@ def relation_hint(actual: Any, expected: Any, args: Sequence[Any] = ()) -> str |
     # as num_steps is none.
     starts = [np.asarray(a, dtype=np.float64) for a in leaves(list(args))
               if _numeric(a) and np.asarray(a).dtype.kind == "f" and np.shape(a) == want.shape]
+    counts = _counts(args, devices)
     for finder in FINDERS:
         try:
             found = finder(got, want, starts)
         except (ValueError, TypeError, FloatingPointError):  # a relation undefined here says nothing
             found = None
         if found is not None:
-            return found.sentence()
+            return _with_count(found, counts)
+    found = _one_entry_scaled_by_count(got, want, counts)
+    return _with_count(found, counts) if found is not None else None
+
+
+# A count is named as the factor only from this size up: a factor of 2 is as often a missing 1/2 (the
+# derivative of a square) as a sum over 2 devices or examples.
+MIN_COUNT = 3
+
+
+def _counts(args: Sequence[Any], devices: int | None) -> dict[str, int]:
+    """The counts a factor is matched to, by the catalog key that names them: the devices (when several),
+    and the batch: the first axis of the call's array arguments, when they all have the same length there and
+    are a batch (inputs and targets, two arrays or more; or one array of examples of two or more axes)."""
+    counts = {}
+    if devices is not None and devices >= MIN_COUNT:
+        counts["relation.count_devices"] = devices
+    arrays = [a for a in args if _numeric(a) and np.ndim(a) >= 1]
+    batches = {np.shape(a)[0] for a in arrays}
+    if len(batches) == 1 and (len(arrays) >= 2 or np.ndim(arrays[0]) >= 2) and min(batches) >= MIN_COUNT:
+        counts["relation.count_batch"] = batches.pop()
+    return counts
+
+
+def _with_count(found: Found, counts: dict[str, int]) -> str:
+    """The relation's sentence, then, for a scale or a multiplied step whose factor (or its inverse) is
+    exactly one count, which count it is. Two counts of the same size name neither."""
+    factors = {"relation.scaled": ("factor", "inverse"), "relation.step_multiplied": ("factor",)}.get(found.key, ())
+    values = [float(found.fields[name]) for name in factors]
+    named = [key for key, count in counts.items() if any(abs(abs(v) - count) < 1e-3 * count for v in values)]
+    if len(named) != 1:
+        return found.sentence()
+    return f"{found.sentence()} {messages.text(named[0], count=counts[named[0]])}"
+
+
+def _one_entry_scaled_by_count(got: np.ndarray, want: np.ndarray, counts: dict[str, int]) -> Found | None:
+    """A value of one entry (a loss) that is exactly a count times the expected one, or 1 / count times: one
+    number fits any scale, but a ratio of exactly the batch size or the device count is no coincidence."""
+    if got.shape != want.shape or got.size != 1 or not counts:
+        return None
+    g, w = float(got.astype(np.float64).ravel()[0]), float(want.astype(np.float64).ravel()[0])
+    if not (np.isfinite(g) and np.isfinite(w)) or abs(w) <= ATOL or abs(g) <= ATOL:
+        return None
+    ratio = g / w
+    for count in counts.values():
+        if abs(ratio - count) < RTOL * count or abs(1 / ratio - count) < RTOL * count:
+            return Found("relation.scaled", {"factor": _number(ratio), "inverse": _number(1 / ratio)})
     return None
 
 

@@ -82,6 +82,7 @@ def expect_output(
     atol: float | None = None,
     hint: str | Callable[[Any], str | None] | None = None,
     mistakes: Sequence[Mistake] = (),
+    on_devices: bool = False,
     **call_options: Any,
 ) -> Any:
     """Call the student's `function` and compare what it returns with `expected`.
@@ -104,6 +105,9 @@ def expect_output(
         mistakes: the function's known mistakes (`Mistake`s, declared beside its
             reference): when the wrong values are exactly what one of them gives
             on these arguments, its sentence is the hint instead of `hint`.
+        on_devices: the function spreads its work over the grader's devices
+            (as with `rows_sharded`): a wrong value off by a factor of the
+            device count is said to be that.
         **call_options: `Submission.call_with`'s options: `mode` ("plain", "jit",
             "vmap", "grad_sum"), `static_argnums`, `static_argnames`, `argnums`,
             `in_axes`, `key_reuse_check`.
@@ -125,12 +129,14 @@ def expect_output(
         _assert_values(actual, expected, call=call, exact=exact, check_dtype=check_dtype, rtol=rtol, atol=atol)
     except AssertionError as error:
         raise rebuilt(error, failure_of(error).as_wrong_values().hinted(
-            *_value_hints(actual, expected, args, kwargs, hint, mistakes))) from None
+            *_value_hints(actual, expected, args, kwargs, hint, mistakes,
+                          submission.devices if on_devices or call_options.get("rows_sharded") else None))) from None
     return actual
 
 
 def _value_hints(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[str, Any],
-                 hint: str | Callable[[Any], str | None] | None, mistakes: Sequence[Mistake]) -> tuple[str | None, ...]:
+                 hint: str | Callable[[Any], str | None] | None, mistakes: Sequence[Mistake],
+                 devices: int | None = None) -> tuple[str | None, ...]:
     """The hints for wrong values, the most telling first: a declared known mistake alone (it names the exact
     mistake); else how the values relate to the expected ones (check/value_relations.py), then the suite's hint
     (the JAX idea, or the exercise's recipe restated, which never comes first when a relation is found)."""
@@ -138,7 +144,7 @@ def _value_hints(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[s
     if named:
         return (messages.text(named.key),)
     said = hint(actual) if callable(hint) else hint
-    return relation_hint(actual, expected, args), said
+    return relation_hint(actual, expected, args, devices), said
 
 
 def _described_call(function: str, args: Sequence[Any], kwargs: dict[str, Any], mode: str) -> str:
@@ -262,7 +268,8 @@ def expect_placement(
     kwargs = dict(kwargs or {})
     actual, placements = submission.placed_call(function, args, kwargs, rows_sharded=rows_sharded)
     call = _described_call(function, args, kwargs, "plain")
-    _assert_placed_values(actual, expected, args, kwargs, call=call, rtol=rtol, atol=atol, hint=hint)
+    _assert_placed_values(actual, expected, args, kwargs, call=call, rtol=rtol, atol=atol, hint=hint,
+                          devices=submission.devices)
     if len(placements) != _leaf_count(actual):
         raise StudentCodeError(messages.text("call.bad_output", call=call,
                                              detail=f"{len(placements)} placements for {_leaf_count(actual)} outputs"))
@@ -270,13 +277,13 @@ def expect_placement(
 
 
 def _assert_placed_values(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[str, Any], *, call: str,
-                          rtol: float | None, atol: float | None, hint: str | None) -> None:
+                          rtol: float | None, atol: float | None, hint: str | None, devices: int) -> None:
     """The values of a call on several devices, judged first (a placement scores only with right values)."""
     try:
         _assert_values(actual, expected, call=call, exact=False, check_dtype=False, rtol=rtol, atol=atol)
     except AssertionError as error:
         raise rebuilt(error, failure_of(error).as_wrong_values().hinted(
-            *_value_hints(actual, expected, args, kwargs, hint, ()))) from None
+            *_value_hints(actual, expected, args, kwargs, hint, (), devices))) from None
 
 
 def _leaf_count(value: Any) -> int:
@@ -332,7 +339,8 @@ def expect_jittable_on_devices(
     facts, actual, _ = submission.placed_run(function, args, kwargs, rows_sharded=rows_sharded)
     assert_no_host_callbacks(facts, function=student_function(function))
     call = _described_call(function, args, kwargs, "jit")
-    _assert_placed_values(actual, expected, args, kwargs, call=call, rtol=rtol, atol=atol, hint=hint)
+    _assert_placed_values(actual, expected, args, kwargs, call=call, rtol=rtol, atol=atol, hint=hint,
+                          devices=submission.devices)
     return facts
 
 

@@ -198,7 +198,7 @@ def _step_inputs(submission, rng, sizes):
 def test_data_parallel_step_correct(submission, rng, sizes):
     args = _step_inputs(submission, rng, sizes)
     expect_output(submission, "data_parallel_step", args, _step(*args), hint=_hint("data_parallel_step", "values"),
-                  mistakes=_step_mistakes(submission.devices), rtol=1e-4, atol=1e-5)
+                  mistakes=_step_mistakes(submission.devices), rtol=1e-4, atol=1e-5, on_devices=True)
 
 
 @graded("data_parallel_step", "new params replicated on every device")
