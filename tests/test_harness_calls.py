@@ -2,7 +2,10 @@
 
 child/harnesses: a Hessian run eagerly compiles one small program per
 operation; under jax.jit, one. A student's function that cannot be traced
-still gets its values judged (its jittability is a check of its own).
+still gets its values judged (its jittability is a check of its own). Each
+assignment declares its harnesses in a module of its own,
+child/harnesses_<assignment>.py, found by name: in the sandbox child's view
+and in the student package, with no shared file edited.
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from conftest import REPO
 
-from autograder.child import harnesses
+from autograder.child import harnesses, harnesses_09_autodiff
 
 
 def _traced_calls(build):
@@ -28,11 +32,11 @@ def _traced_calls(build):
 
 
 def test_a_hessian_that_can_be_traced_runs_as_one_program():
-    traced, call = _traced_calls(harnesses.returned_function)
+    traced, call = _traced_calls(harnesses_09_autodiff.returned_function)
     x = np.linspace(-1.0, 1.0, 5, dtype=np.float32)
     result = call("rosenbrock", x)
     assert traced == [True], "called eagerly, not under jax.jit"
-    expected = jax.hessian(harnesses._functions_to_differentiate()["rosenbrock"])(jnp.asarray(x))
+    expected = jax.hessian(harnesses_09_autodiff._functions_to_differentiate()["rosenbrock"])(jnp.asarray(x))
     np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-5)
 
 
@@ -62,3 +66,35 @@ def test_a_stub_raises_its_own_error_through_the_harness():
         assert "not implemented yet" in str(error)
     else:
         raise AssertionError("the stub's NotImplementedError did not come through")
+
+
+def test_an_assignments_harnesses_are_found_by_the_name_of_its_own_module(tmp_path, monkeypatch):
+    """A module child/harnesses_<assignment>.py is all a new assignment's harness needs: no shared file lists it."""
+    from autograder import child
+
+    (tmp_path / "harnesses_99_added.py").write_text(
+        "from autograder.child.harness_types import Harness\n\n"
+        "def doubled(function):\n    return lambda x: 2 * function(x)\n\n"
+        "HARNESSES = {'doubled': Harness(frozenset({'added_function'}), doubled, '2 * {function}({arguments})')}\n",
+        encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(child, "__path__", [*child.__path__, str(tmp_path)])
+    monkeypatch.delitem(__import__("sys").modules, "autograder.child.harnesses_99_added", raising=False)
+    declared = harnesses._declared()
+    assert set(declared) == {*harnesses.HARNESSES, "doubled"}
+    assert declared["doubled"].build(lambda x: x + 1)(3) == 8
+
+
+def test_every_assignments_harnesses_are_in_the_sandbox_childs_view_and_the_student_package():
+    from autograder.sandbox import os_isolation
+    from autograder.student import wheel
+
+    modules = sorted((REPO / "autograder" / "child").glob("harnesses_*.py"))
+    assert [path.stem for path in modules] == ["harnesses_07_vmap_pytrees", "harnesses_08_scan_purity",
+                                              "harnesses_09_autodiff"]
+    view = os_isolation.child_side_files()
+    assert all(path.resolve() in {file.resolve() for file in view} for path in modules)
+    assert "child/harness_types.py" in wheel.KIT_MODULES
+    files = {f"autograder/{module}": b"" for module in wheel.KIT_MODULES}
+    files.update({f"autograder/child/{path.name}": path.read_bytes() for path in modules})
+    wheel.check_imports(files)  # what the harness modules import is shipped

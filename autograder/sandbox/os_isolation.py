@@ -213,6 +213,8 @@ def child_side_files() -> frozenset[Path]:
         pending.extend(_imported_kit_modules(file))
     # Data the child-side code reads: the message catalogs (feedback made in the child is translated too).
     files.update((_PACKAGE / "catalog" / "locale").glob("*.po"))
+    # Each assignment's harnesses, which child/harnesses.py finds by name rather than by an import statement.
+    files.update((_PACKAGE / "child").glob("harnesses_*.py"))
     return frozenset(files)
 
 

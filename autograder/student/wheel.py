@@ -42,7 +42,8 @@ KIT_MODULES = (
     "__init__.py", "child/__init__.py", "protocol/__init__.py", "load/__init__.py", "check/__init__.py",
     "sandbox/__init__.py", "catalog/__init__.py", "catalog/assignment_catalogs.py",
     "catalog/messages.py", "catalog/hint_ideas.py",
-    "child/executor.py", "child/harnesses.py", "child/cell_execution.py", "child/stub_lines.py",
+    "child/executor.py", "child/harnesses.py", "child/harness_types.py", "child/cell_execution.py",
+    "child/stub_lines.py",
     "child/time_limits.py", "child/mlir_context.py",
     "child/trace_counting.py", "child/jaxpr_walk.py", "child/jittability.py", "child/older_jax_exports.py",
     "protocol/wire_format.py", "protocol/errors.py", "protocol/requests.py", "load/submission_source.py",
@@ -98,6 +99,8 @@ def build(out_dir: Path, version: str, data_dir: Path, package_root: Path, assig
         if not source.is_file():
             raise WheelError(f"{source} is missing")
         files[f"autograder/{relative}"] = source.read_bytes()
+    for path in sorted((package_root / "child").glob("harnesses_*.py")):  # each assignment's, found by name
+        files[f"autograder/child/{path.name}"] = path.read_bytes()
     for relative, text in GENERATED_MODULES.items():
         files[f"autograder/{relative}"] = text.encode()
     locale = package_root / "catalog" / "locale"
