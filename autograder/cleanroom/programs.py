@@ -12,6 +12,7 @@ submission built is written anywhere.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 from typing import Any
 
@@ -111,12 +112,37 @@ class ProgramTable:
         place = _placer(exported.nr_devices)
         args, kwargs = [place(a) for a in args], {k: place(v) for k, v in kwargs.items()}
         call = self._call_of(handle, exported)
-        if not gradient:
-            return jax.block_until_ready(call(*args, **kwargs))
-        if not exported.has_vjp() or not args:
-            raise ValueError("the program was exported without its derivative, or takes no positional argument")
-        summed = lambda first, *rest: jnp.sum(call(first, *rest, **kwargs))  # noqa: E731
-        return jax.block_until_ready(jax.grad(summed)(*args))
+        with _without_lapack_kernels():
+            if not gradient:
+                return jax.block_until_ready(call(*args, **kwargs))
+            if not exported.has_vjp() or not args:
+                raise ValueError("the program was exported without its derivative, or takes no positional argument")
+            summed = lambda first, *rest: jnp.sum(call(first, *rest, **kwargs))  # noqa: E731
+            return jax.block_until_ready(jax.grad(summed)(*args))
+
+
+@contextlib.contextmanager
+def _without_lapack_kernels():
+    """While a loaded program runs, JAX does not load its LAPACK kernels for it.
+
+    From JAX 0.10, lowering a call of an exported program registers the LAPACK kernels first (scipy's
+    BLAS and LAPACK, about 0.2 s of CPU, once per process), in case the program calls them. A loaded
+    program calls none: every custom call is refused at `load`. A JAX without that step runs as it is.
+    """
+    try:
+        from jax._src.export import _export
+    except ImportError:
+        yield
+        return
+    ensure = getattr(_export, "_ensure_backends_initialized", None)
+    if ensure is None:
+        yield
+        return
+    _export._ensure_backends_initialized = lambda platforms: None
+    try:
+        yield
+    finally:
+        _export._ensure_backends_initialized = ensure
 
 
 def _multi_device_call(exported) -> Any:

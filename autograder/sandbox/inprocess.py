@@ -43,6 +43,11 @@ class InProcessTransport:
         self._wall_deadline = time.monotonic() + submission_seconds * busy_factor
         self._mlir_context = mlir_context.SharedContext()
 
+    def one_mlir_context(self) -> contextlib.AbstractContextManager[None]:
+        """Inside the block, every program this thread lowers uses this transport's MLIR context: the checks'
+        own programs too (the exported programs they parse and run here), not only the requests'."""
+        return self._mlir_context.installed()
+
     def request(self, request: requests.Request, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
         if time.process_time() > self._cpu_deadline:
             raise TransportFailure(ErrorKind.BUDGET)

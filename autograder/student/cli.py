@@ -106,12 +106,7 @@ def _checked(args) -> int:
 
 def _result(args, package, source, assignment: str):
     """The checks' result for `assignment`, or the exit status when there is none to show."""
-    from autograder.load import example_cells
-    from autograder.sandbox import compilation_cache
-    from autograder.sandbox.inprocess import load_namespace
-    from autograder.student import device_checks, jax_support, recorded
-    from autograder.student.checking import check_namespace
-    from autograder.student.strings import text
+    from autograder.student import device_checks, jax_support
 
     counts = package.device_counts(assignment)
     if counts and device_checks.forced_count() is None:
@@ -127,6 +122,15 @@ def _result(args, package, source, assignment: str):
     if problem is not None:
         print(problem.sentence(in_notebook=False), file=sys.stderr)
         return 2
+    # Imported only here, where the checks run: they import JAX, which a process that starts one process per
+    # device count does not need.
+    from autograder.load import example_cells
+    from autograder.sandbox import compilation_cache
+    from autograder.sandbox.inprocess import load_namespace
+    from autograder.student import recorded
+    from autograder.student.checking import check_namespace
+    from autograder.student.strings import text
+
     compilation_cache.enable("check")
     # The notebook's unchanged examples that nothing graded uses are not run, as grading does not.
     released = recorded.released_cells(assignment, [cell.source for cell in source.cells], package.directory)
