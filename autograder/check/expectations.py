@@ -64,25 +64,34 @@ def assert_not_unrolled(small: ProgramFacts, large: ProgramFacts, *, function: s
                         fix: str) -> None:
     """Program size does not grow with the input size: no Python loop unrolled at trace time.
 
-    Judged per kind of operation: a loop unrolled at trace time repeats its own
-    operations once per entry, whatever other operations the program adds at
-    one size and leaves out at the other (padding that shrinks as the input
-    grows hides growth in the total count, never in the kinds the loop repeats).
+    Judged per kind of operation, on two facts an unrolled loop cannot escape:
+    - it repeats its own operations once per entry, whatever other operations
+      the program adds at one size and leaves out at the other (padding that
+      shrinks as the input grows hides growth in the total count, never in the
+      kinds the loop repeats): no kind may grow;
+    - a loop over n entries that emits an operation per entry holds at least n
+      operations of that kind at size n, however it is padded (padding with
+      the loop's own kind, C - n of them, keeps the count constant, at C >= n):
+      at the large size no kind may have `n_large` operations or more. Correct
+      programs hold far fewer of any kind (at most 16, measured over the kit's
+      solutions and corpus, docs/architecture.md), and the suites draw `n_large`
+      well above that (32 or more).
     The feedback says a loop was unrolled only when a kind grew by at least one
-    operation per extra entry; smaller growth is described as it is, with the
-    unrolled loop as one possible cause.
+    operation per extra entry, or holds one per entry; smaller growth is
+    described as it is, with the unrolled loop as one possible cause.
 
     Args:
         small: facts of the program traced at the small size.
         large: facts of the program traced at the large size.
         function: the student's function, for feedback.
         n_small: the small size, for feedback (drawn per run by the suite: a program cannot be tuned to it).
-        n_large: the large size, for feedback.
+        n_large: the large size (drawn per run too, above what any correct program holds of one kind).
         fix: the exercise's advice ("use lax.fori_loop").
 
     Raises:
         AssertionError: the student reads "<function>'s compiled program grows
-            with the input size (`scatter`: 3 operations for n=3, 10 for n=10) ... <fix>".
+            with the input size (`scatter`: 3 operations for n=3, 10 for n=10) ... <fix>",
+            or "<function>'s compiled program holds 200 `scatter` operations for n=81 entries ... <fix>".
     """
     kind, at_small, at_large = _most_grown_kind(small, large)
     growth = at_large - at_small
@@ -93,6 +102,10 @@ def assert_not_unrolled(small: ProgramFacts, large: ProgramFacts, *, function: s
         raise fail(messages.text(
             key, function=function, operation=kind, small=at_small, large=at_large,
             n_small=n_small, n_large=n_large, fix=fix))
+    kind, count = _most_frequent_kind(large)
+    if count >= n_large:
+        raise fail(messages.text("check.unrolled_per_entry", function=function, operation=kind, count=count,
+                                 n=n_large, fix=fix))
 
 
 def _most_grown_kind(small: ProgramFacts, large: ProgramFacts) -> tuple[str, int, int]:
@@ -104,6 +117,14 @@ def _most_grown_kind(small: ProgramFacts, large: ProgramFacts) -> tuple[str, int
     before, after = dict(small.operation_counts), dict(large.operation_counts)
     kind = max(sorted(after), key=lambda name: after[name] - before.get(name, 0))
     return kind, before.get(kind, 0), after[kind]
+
+
+def _most_frequent_kind(facts: ProgramFacts) -> tuple[str, int]:
+    """The kind of operation `facts` holds most of, and how many ("", 0 for facts without counts per kind:
+    their total says nothing of one kind)."""
+    if not facts.operation_counts:
+        return "", 0
+    return max(sorted(facts.operation_counts), key=lambda pair: pair[1])
 
 
 def assert_trace_count(report: TraceReport, expected: int, *, call_sequence: str, fix: str = "") -> None:

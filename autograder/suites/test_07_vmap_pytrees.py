@@ -44,16 +44,23 @@ EQUAL_ROWS = 40  # rows of xs that also appear in ys, in pairwise_distances' equ
 # The kit's harness that hands per_example_grads a loss of its own by name (autograder/child/harnesses.py);
 # feedback shows the call as the harness declares it: per_example_grads(squared_error_loss, ...).
 HARNESS = "per_example_grads@with_loss"
-# Batch sizes of the program-size checks: larger than every other dimension (at most 9), so
-# that no shape-derived constant of a correct program coincides with another one at one size
-# only (XLA keeps one copy of equal constants, and the operation count would differ by one).
-PROGRAM_SIZE_BATCHES = (11, 40)
+# The two sizes of the program-size checks (rows, batch), drawn per run from the hidden seed
+# (`_program_sizes`): larger than every other dimension of their programs (at most 29), so that no
+# shape-derived constant of a correct program coincides with another one at one size only (XLA
+# keeps one copy of equal constants, and the operation count would differ by one); the large one
+# far above the most operations of one kind any correct program holds (8: assert_not_unrolled).
+PROGRAM_SIZES_SMALL, PROGRAM_SIZES_LARGE = (30, 40), (64, 129)
 
 
 def _sizes(seed, function):
     """A generator for `function`'s sizes: hidden (from the run's seed), the same in each of its checks,
     from a small fixed set across seeds (pytest_plugin.SHAPE_SETS)."""
     return sizes_for(seed, f"07_vmap_pytrees.{function}")
+
+
+def _program_sizes(rng):
+    """The small and the large size of a program-size check, new with every run's seed."""
+    return int(rng.integers(*PROGRAM_SIZES_SMALL)), int(rng.integers(*PROGRAM_SIZES_LARGE))
 
 
 def _fix(function, what):
@@ -87,7 +94,7 @@ PAIRWISE_DISTANCES_MISTAKES = (
 
 
 def _point_sizes(seed):
-    """(n, m, d) with n != m, and none of them 3 or 50: the row counts of the program-size check."""
+    """(n, m, d) with n != m, all below the row counts of the program-size check (PROGRAM_SIZES_SMALL)."""
     sizes = _sizes(seed, "pairwise_distances")
     n, m = (int(k) for k in sizes.choice(np.arange(4, 30), 2, replace=False))
     return n, m, int(sizes.integers(4, 9))
@@ -143,13 +150,14 @@ def test_pairwise_distances_jittable(submission, rng, seed):
 @graded("pairwise_distances", "no Python loop over rows")
 def test_pairwise_distances_not_unrolled(submission, rng, seed):
     _, m, d = _point_sizes(seed)
+    n_small, n_large = _program_sizes(rng)
     ys = _normal(rng, (m, d), 2.0)
     facts = []
-    for n in (3, 50):
+    for n in (n_small, n_large):
         xs = _normal(rng, (n, d), 2.0)
         facts.append(_jitted_program(submission, "pairwise_distances", (xs, ys), _distances(xs, ys),
                                      hint=_fix("pairwise_distances", "values"), atol=DISTANCE_ATOL))
-    assert_not_unrolled(*facts, function="pairwise_distances", n_small=3, n_large=50,
+    assert_not_unrolled(*facts, function="pairwise_distances", n_small=n_small, n_large=n_large,
                         fix=_fix("pairwise_distances", "unrolled_fix"))
 
 
@@ -236,14 +244,14 @@ def test_batched_predict_jittable(submission, rng, seed):
 @graded("batched_predict", "program size independent of the batch size")
 def test_batched_predict_not_unrolled(submission, rng, seed):
     widths, _ = _network_sizes(seed)
+    n_small, n_large = _program_sizes(rng)
     params = _network(rng, widths, 3)
     facts = []
-    for batch in PROGRAM_SIZE_BATCHES:
+    for batch in (n_small, n_large):
         xs = _examples(rng, params, batch)
         facts.append(_jitted_program(submission, "batched_predict", (params, xs), _predict(params, xs),
                                      hint=_fix("batched_predict", "values")))
-    assert_not_unrolled(*facts, function="batched_predict", n_small=PROGRAM_SIZE_BATCHES[0],
-                        n_large=PROGRAM_SIZE_BATCHES[1],
+    assert_not_unrolled(*facts, function="batched_predict", n_small=n_small, n_large=n_large,
                         fix=_fix("batched_predict", "unrolled_fix"))
 
 
@@ -376,11 +384,11 @@ def test_per_example_grads_jittable(submission, rng, seed):
 
 @graded("per_example_grads", "program size independent of the batch size")
 def test_per_example_grads_not_unrolled(submission, rng, seed):
+    n_small, n_large = _program_sizes(rng)
     facts = [_expect_per_example_grads(submission, "squared_error",
                                        *_loss_problem(rng, "squared_error", seed, batch=batch), mode="jit")
-             for batch in PROGRAM_SIZE_BATCHES]
-    assert_not_unrolled(*facts, function="per_example_grads", n_small=PROGRAM_SIZE_BATCHES[0],
-                        n_large=PROGRAM_SIZE_BATCHES[1],
+             for batch in (n_small, n_large)]
+    assert_not_unrolled(*facts, function="per_example_grads", n_small=n_small, n_large=n_large,
                         fix=_fix("per_example_grads", "unrolled_fix"))
 
 

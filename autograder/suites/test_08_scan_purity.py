@@ -263,10 +263,12 @@ RNN_FORWARD_MISTAKES = (
 )
 
 
-# Sequence lengths of the program-size check: larger than H and D (at most 10), so that no
-# shape-derived constant of a correct program coincides with another one at one length only
-# (XLA keeps one copy of equal constants, and the operation count would differ by one).
-PROGRAM_SIZE_STEPS = (12, 48)
+# Sequence lengths of the program-size check, drawn per run from the hidden seed: larger than H
+# and D (at most 10), so that no shape-derived constant of a correct program coincides with
+# another one at one length only (XLA keeps one copy of equal constants, and the operation count
+# would differ by one); the long one far above the most operations of one kind any correct
+# program holds (8: assert_not_unrolled).
+PROGRAM_STEPS_SHORT, PROGRAM_STEPS_LONG = (12, 24), (64, 129)
 
 
 def _rnn_sizes(seed):
@@ -303,11 +305,12 @@ def test_rnn_forward_jittable(submission, rng, seed):
 @graded("rnn_forward", "program size independent of T")
 def test_rnn_forward_not_unrolled(submission, rng, seed):
     params, _, h0 = _rnn_args(rng, seed)
+    n_small, n_large = int(rng.integers(*PROGRAM_STEPS_SHORT)), int(rng.integers(*PROGRAM_STEPS_LONG))
     facts = []
-    for steps in PROGRAM_SIZE_STEPS:
+    for steps in (n_small, n_large):
         args = (params, _normal(rng, (steps, params["W_x"].shape[1])), h0)
         facts.append(_jitted_program(submission, "rnn_forward", args, _rnn(*args), hint=_fix("rnn_forward", "values")))
-    assert_not_unrolled(*facts, function="rnn_forward", n_small=PROGRAM_SIZE_STEPS[0], n_large=PROGRAM_SIZE_STEPS[1],
+    assert_not_unrolled(*facts, function="rnn_forward", n_small=n_small, n_large=n_large,
                         fix=_fix("rnn_forward", "unrolled_fix"))
 
 

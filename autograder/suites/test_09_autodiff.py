@@ -290,7 +290,9 @@ def test_newton_minimize_compiles_once(submission, rng):
 def test_newton_minimize_not_unrolled(submission, rng):
     x0 = _start(rng)
     # num_steps as Python ints, drawn per run (from the run's hidden seed): a program cannot be tuned to them.
-    few, many = int(rng.integers(2, 4)), int(rng.integers(6, 10))
+    # `many` far above the most operations of one kind a correct program holds (16: assert_not_unrolled),
+    # so that an unrolled loop shows however it is padded.
+    few, many = int(rng.integers(2, 4)), int(rng.integers(48, 65))
     facts = [_expect_with_f(submission, "newton_minimize", "softplus_quadratic", (x0, k),
                             _newton("softplus_quadratic", x0, k), mode="jit", static_rest=(1,),
                             error_fix=_fix("newton_minimize", "unrolled_fix"))

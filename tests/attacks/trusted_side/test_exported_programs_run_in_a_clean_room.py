@@ -20,6 +20,9 @@ notebooks):
 - padded_loop: a Python loop over the diagonal, padded with value-neutral
   operations of several kinds whose number falls as n grows, so that the
   total count is smaller at the large size;
+- kind_padded_loop: a Python loop over the diagonal, one scatter per entry,
+  padded with more scatters of the same shape up to a count above every drawn
+  size, so that every kind holds the same count at both sizes;
 - hidden_jacobian (09): the whole m x n Jacobian, computed inside a program
   exported for symbolic sizes, whose dynamic dimensions a walk of declared
   types counted as 0 elements.
@@ -49,7 +52,7 @@ ASSIGNMENT = "01_immutable_updates"
 # Each attack and the assignment it is graded as (its file: cleanroom_<name>_<the assignment's number>.py).
 ATTACKED = {"custom_call": ASSIGNMENT, "named_scope": ASSIGNMENT, "cache_marker": ASSIGNMENT,
             "endless_loop": ASSIGNMENT, "host_wait": ASSIGNMENT, "padded_loop": ASSIGNMENT,
-            "hidden_jacobian": "09_autodiff"}
+            "kind_padded_loop": ASSIGNMENT, "hidden_jacobian": "09_autodiff"}
 CLASSMATES = ("01_immutable_updates", "02_where", "09_autodiff")
 MARKER = bytes.fromhex("c0ffee5a17e5d00d0b5e55ed2bad1dea")  # as in cleanroom_cache_marker_01.py
 CALL_SECONDS = 4  # the endless loop costs this much CPU per request: short, far above an honest call
@@ -200,6 +203,13 @@ def test_a_loop_padded_to_shrink_as_n_grows_still_loses_no_python_loop(clean_roo
     loop = "set_diagonal: no Python loop over the diagonal"
     assert loop in _failed(_result(clean_room_batch, _twin("padded_loop"))), "the twin's loop must be caught"
     _costs_only(clean_room_batch, "padded_loop", {loop}, "unrolled")
+
+
+def test_a_loop_padded_with_its_own_kinds_still_loses_no_python_loop(clean_room_batch):
+    """Every kind holds the same count at both sizes; the large size holds a scatter per entry or more."""
+    loop = "set_diagonal: no Python loop over the diagonal"
+    assert loop in _failed(_result(clean_room_batch, _twin("kind_padded_loop"))), "the twin's loop must be caught"
+    _costs_only(clean_room_batch, "kind_padded_loop", {loop}, "at least one per entry")
 
 
 def test_a_jacobian_of_unknown_size_is_never_counted_as_small(clean_room_batch):
