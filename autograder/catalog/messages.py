@@ -23,9 +23,11 @@ import contextlib
 import contextvars
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from autograder.catalog import assignment_catalogs, hint_ideas
+from autograder.catalog.message_ref import JOINED, Message, Sentence, fill, reference, said_joined
 
 ENGLISH: dict[str, str] = {
     # --- Loading a submission -------------------------------------------------
@@ -614,26 +616,54 @@ def _english_of(key: str) -> str | None:
 
 
 def text(key: str, **fields: object) -> str:
-    """The student-facing sentence `key` in the current language, with `fields` filled in.
+    """The student-facing sentence `key` in the current language, with `fields` filled in: a str that keeps its
+    reference (a message_ref.Sentence: key and fields), so that it can be said in another language (`said_in`).
 
     A hint is shown at the current `hint_level()`.
     """
     if key in hint_ideas.IDEAS:
-        return _hint(key, fields)
-    return _template(key).format(**fields)
+        level = hint_level()
+        said = _hint(key, fields, level)
+        return Sentence(said, reference(key, fields, _template(key if level == "recipe" else f"{key}.idea"), level))
+    template = _template(key)
+    return Sentence(template.format(**fields), reference(key, fields, template))
 
 
-def _template(key: str) -> str:
-    return catalog(language()).get(key) or ENGLISH[key]
+def said_in(message: Message, name: str) -> str:
+    """`message` said in language `name` (its nested messages too), at the hint level it was said at."""
+    fields = {field: said_in(value, name) if isinstance(value, Message) else value for field, value in message.fields}
+    if message.key == JOINED:
+        return said_joined(fields)
+    if message.key.startswith(CHECK_NAME_PREFIX):
+        return catalog(name).get(message.key) or message.key[len(CHECK_NAME_PREFIX):]
+    if message.key in hint_ideas.IDEAS:
+        return _hint(message.key, fields, message.level or hint_level(), name)
+    return fill(_template(message.key, name), fields)
 
 
-def _hint(key: str, fields: dict[str, object]) -> str:
-    level = hint_level()
-    said = _template(key if level == "recipe" else f"{key}.idea").format(**fields)
+def sentence(message: Message) -> Sentence:
+    """`message` (read from data: results.json, another process) said in the current language; a ValueError if
+    the catalog does not know one of its keys or cannot say it with its fields."""
+    unknown = [key for key in message.keys() if not (key in ENGLISH or key in hint_ideas.IDEAS or key == JOINED
+                                                     or key.startswith(CHECK_NAME_PREFIX))]
+    if unknown:
+        raise ValueError(f"not a catalog key: {unknown[0]!r}")
+    try:
+        return Sentence(said_in(message, language()), message)
+    except (KeyError, IndexError, ValueError, TypeError) as error:
+        raise ValueError(f"{message.key!r} cannot be said with its fields ({type(error).__name__})") from None
+
+
+def _template(key: str, name: str | None = None) -> str:
+    return catalog(name or language()).get(key) or ENGLISH[key]
+
+
+def _hint(key: str, fields: Mapping[str, object], level: str, name: str | None = None) -> str:
+    said = fill(_template(key if level == "recipe" else f"{key}.idea", name), fields)
     apis = hint_ideas.APIS.get(key, ())
     if level == "idea" or not apis:
         return said
-    return f"{said} {_template('hint.read_about').format(apis=', '.join(f'`{api}`' for api in apis))}"
+    return f"{said} {_template('hint.read_about', name).format(apis=', '.join(f'`{api}`' for api in apis))}"
 
 
 HINT_LEVELS = ("idea", "api", "recipe")  # how much a hint gives away, least first
@@ -714,7 +744,7 @@ def check_name(prop: str) -> str:
     property without a translation is shown by its English name; tests/test_translations.py requires one for
     every property in grading.toml.
     """
-    return catalog(language()).get(CHECK_NAME_PREFIX + prop) or prop
+    return Sentence(catalog(language()).get(CHECK_NAME_PREFIX + prop) or prop, Message(CHECK_NAME_PREFIX + prop))
 
 
 # Each assignment's own sentences (hint_ideas merged their ideas and APIs the same way), and the names of its own

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from autograder.catalog import messages
+from autograder.catalog.message_ref import joined
 from autograder.check.failure import fail
 from autograder.protocol import wire_format
 
@@ -214,7 +215,7 @@ def _assert_leaf_close(actual: Any, expected: Any, *, call: str, rtol, atol, che
         got=_number(got[first].item() if first else got.item()),
         expected=_number(want[first].item() if first else want.item()))
     if got.ndim:
-        feedback += "\n" + _excerpt(got, want, close, first)
+        feedback = joined("\n", feedback, _excerpt(got, want, close, first))
     raise fail(feedback, call=call)
 
 

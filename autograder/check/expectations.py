@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from autograder.catalog import messages
+from autograder.catalog.message_ref import joined
 from autograder.check.failure import fail
 from autograder.check.jax_error_hints import hint_for
 from autograder.check.retrace_explanations import explain
@@ -34,7 +35,7 @@ def assert_uses_primitive(facts: ProgramFacts, any_of: Iterable[str], *, functio
     if not wanted & facts.primitives:
         raise fail(messages.text(
             "check.primitive_missing", function=function, construct=construct,
-            primitives=messages.text("check.primitives_separator").join(sorted(wanted)), why=why))
+            primitives=joined(messages.text("check.primitives_separator"), *sorted(wanted)), why=why))
 
 
 HOST_CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "callback"})
@@ -145,7 +146,7 @@ def assert_trace_count(report: TraceReport, expected: int, *, call_sequence: str
         return
     detail = messages.text("check.trace_count", call_sequence=call_sequence, actual=report.traces, expected=expected)
     if report.traces > expected and (explained := explain(report.explanations)):
-        detail += "\n" + explained
+        detail = joined("\n", detail, explained)
     raise fail(detail, advice=fix)
 
 
@@ -193,7 +194,7 @@ def assert_uses_collective(facts: ProgramFacts, any_of: Iterable[str] = (), *, f
     wanted = frozenset(any_of) or COLLECTIVES
     if not wanted & facts.collectives:
         raise fail(messages.text("check.collective_missing", function=function,
-                                 collectives=messages.text("check.primitives_separator").join(sorted(wanted)),
+                                 collectives=joined(messages.text("check.primitives_separator"), *sorted(wanted)),
                                  found=", ".join(sorted(facts.collectives))
                                  or messages.text("check.no_collectives"), why=why))
 
@@ -235,4 +236,4 @@ def expected_error_feedback(error: ChildError | None, *, call: str, error_type: 
     else:
         return None
     hint = hint_for(type_names, message)
-    return feedback + "\n" + messages.text("call.hint", hint=hint) if hint else feedback
+    return joined("\n", feedback, messages.text("call.hint", hint=hint)) if hint else feedback

@@ -8,14 +8,22 @@ kind of failure (wrong values gate the property checks after them), the detail,
 the exercise's advice and the hints. Suites and the grader add to a failure by
 building a new value; `render` turns it into the feedback once, in the order
 every output shows: detail, advice, hints, then the exercise's recipe restated.
+
+A part that is a catalog sentence is a `Sentence` (catalog/message_ref.py):
+text in the run's language that keeps its key and fields, so each output can
+say the failure in the language it wants (`render(failure, "ko")`) and
+results.json keeps it as data (`to_json`: keys and fields, not text). Text
+that is not a catalog sentence (what a plain `assert` said) stays as it is.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Callable
 
 from autograder.catalog import messages
+from autograder.catalog.message_ref import Message, Sentence
 
 
 class FailureKind(enum.Enum):
@@ -37,7 +45,8 @@ class FailureKind(enum.Enum):
 
 @dataclasses.dataclass(frozen=True)
 class Failure:
-    """One failed check, in parts. Every text is a catalog sentence already in the run's language.
+    """One failed check, in parts. Every text is said in the run's language; a catalog sentence keeps its
+    reference (a message_ref.Sentence), so that it can be said in another.
 
     Attributes:
         detail: what happened, naming the call ("safe_log(f32[17]) returned wrong values: ...").
@@ -86,34 +95,59 @@ class Failure:
         return dataclasses.replace(self, kind=FailureKind.WRONG_VALUES)
 
     def to_json(self) -> dict:
-        """The parts as plain data (results.json's extra_data, the student package's device runs)."""
+        """The parts as plain data (results.json's extra_data, the student package's device runs): a catalog
+        sentence as its message (key and fields: message_ref.Message.to_json), any other text as a string."""
         parts = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
-        texts = {name: list(parts[name]) for name in TEXTS}
-        return {**parts, "kind": self.kind.value, **texts}
+        texts = {name: [_part_json(part) for part in parts[name]] for name in TEXTS}
+        return {**parts, "kind": self.kind.value, "detail": _part_json(self.detail), **texts,
+                "not_checked_because": _part_json(self.not_checked_because)}
 
     @classmethod
     def from_json(cls, data: dict) -> Failure:
-        """What `to_json` wrote (a KeyError, TypeError or ValueError for anything else)."""
-        return cls(**{**data, "kind": FailureKind(data["kind"]),
-                      **{name: tuple(data[name]) for name in TEXTS if name in data}})
+        """What `to_json` wrote (a KeyError, TypeError or ValueError for anything else, a message whose key the
+        catalog does not know too: the reader says the text it has instead)."""
+        return cls(**{**data, "kind": FailureKind(data["kind"]), "detail": _part(data["detail"]),
+                      **{name: tuple(_part(part) for part in data[name]) for name in TEXTS if name in data},
+                      "not_checked_because": _part(data.get("not_checked_because"))})
 
 
 # A failure's parts that are sentences, in order (a JSON list each).
 TEXTS = ("context", "advice", "hints", "recipes")
 
 
-def render(failure: Failure) -> str:
-    """The feedback a student reads, in the language the catalog uses now."""
+def _part_json(part: str | None) -> object:
+    return part.message.to_json() if isinstance(part, Sentence) else part
+
+
+def _part(data: object) -> str | None:
+    """A part read from JSON: a string is text said as it is; a message is said in the current language."""
+    if data is None or isinstance(data, str):
+        return data
+    return messages.sentence(Message.from_json(data))
+
+
+def render(failure: Failure, language: str | None = None) -> str:
+    """The feedback a student reads: in the language the catalog uses now (the parts as they were said), or
+    every catalog sentence of it said again in `language` (text that is not one, the student's values and
+    JAX's words, as it is)."""
+    if language is None:
+        return _feedback(failure, str)
+    return _feedback(failure, lambda part: messages.said_in(part.message, language) if isinstance(part, Sentence)
+                     else part)
+
+
+def _feedback(failure: Failure, say: Callable[[str], str]) -> str:
+    """`failure`'s feedback, each sentence said by `say`."""
     if failure.not_checked_because is not None:
-        return messages.text("check.not_checked", values_check=failure.not_checked_because)
+        return say(messages.text("check.not_checked", values_check=failure.not_checked_because))
     lines = [*failure.context, failure.detail, *failure.advice,
              *(messages.text("call.hint", hint=hint) for hint in failure.hints),
              *(messages.text("call.recipe", recipe=recipe) for recipe in failure.recipes)]
     if failure.said_above:
         lines.append(messages.text("call.said_above"))
-    feedback = "\n".join(line for line in lines if line)
+    feedback = "\n".join(say(line) for line in lines if line)
     if failure.devices is not None:
-        return messages.text("check.with_devices", devices=failure.devices, feedback=feedback)
+        return say(messages.text("check.with_devices", devices=failure.devices, feedback=feedback))
     return feedback
 
 
@@ -138,6 +172,9 @@ def failure_of(error: AssertionError) -> Failure:
     becomes a failure of the property, its message the detail."""
     if isinstance(error, CheckFailed):
         return error.failure
+    said = error.args[0] if len(error.args) == 1 else None
+    if isinstance(said, Sentence):  # raised with a catalog sentence itself: its reference is kept
+        return Failure(detail=said)
     return Failure(detail=str(error).split("\nassert ")[0].strip())
 
 

@@ -30,6 +30,12 @@ class CheckResult:
         return dataclasses.replace(self, failure=failure, feedback=render(failure),
                                    not_checked=failure.not_checked_because is not None)
 
+    def said_in(self, language: str) -> CheckResult:
+        """This result with its feedback said in `language`, from its failure (a text-only result as it is)."""
+        if self.failure is None:
+            return self
+        return dataclasses.replace(self, feedback=render(self.failure, language))
+
     @property
     def failed_with(self) -> Failure | None:
         """What it failed with; a text-only result's feedback stands as the detail; None if it passed."""
@@ -75,6 +81,14 @@ class SubmissionResult:
     assignment_mismatch: str | None = None  # the note naming it, when file, metadata and --assignment disagree
     language: str = "en"  # the language its feedback was written in
 
+    def said_in(self, language: str) -> SubmissionResult:
+        """This result with every check's feedback said in `language` from its failure, for an output in
+        another language than the run's (itself in its own language: its feedback as it was said)."""
+        if language == self.language:
+            return self
+        return dataclasses.replace(self, checks=[check.said_in(language) for check in self.checks],
+                                   language=language)
+
     @property
     def score(self) -> float:
         return float(sum(c.score for c in self.checks))
@@ -116,7 +130,8 @@ def _gradescope_test(check: CheckResult) -> dict:
     extra: dict[str, object] = {"check": check.name}  # the name in English: the same id in every language
     if check.not_checked:
         extra["outcome"] = "not_checked"
-    if check.failure is not None:  # its parts, for programs that read results.json
-        extra["failure"] = {"kind": check.failure.kind.value, "call": check.failure.call}
+    if check.failure is not None:  # its parts, for programs that read results.json: kind, call, and each
+        # sentence as its catalog key and fields, so that it can be said in another language (reports.said_in)
+        extra["failure"] = check.failure.to_json()
     return {"name": check.display_name, "score": check.score, "max_score": check.max_score,
             "status": "passed" if check.passed else "failed", "output": check.feedback, "extra_data": extra}

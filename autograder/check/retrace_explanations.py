@@ -18,6 +18,7 @@ import re
 from typing import Sequence
 
 from autograder.catalog import messages
+from autograder.catalog.message_ref import joined
 
 # "* at x, now f32[4] and before f32[3]" (a traced argument's shape or dtype changed).
 _INPUT_TYPE = re.compile(r"^\* at (?P<where>.+?), now (?P<after>\S+) and before (?P<before>\S+)$")
@@ -99,7 +100,7 @@ def explain(explanations: Sequence[str]) -> str:
     for cause in found:
         merged.setdefault((cause.kind, cause.subject), []).append(cause.change)
     sentences = [_sentence(kind, subject, [c for c in changes if c]) for (kind, subject), changes in merged.items()]
-    return "\n".join([messages.text("retrace.header"), *(f"- {s}" for s in sentences)])
+    return joined("\n", messages.text("retrace.header"), *(joined("", "- ", s) for s in sentences))
 
 
 def _sentence(kind: str, subject: str, changes: list[str]) -> str:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from autograder.catalog import messages
+from autograder.catalog.message_ref import joined
 from autograder.check import jax_api_versions
 from autograder.check.calls_shown import describe_call, student_function
 from autograder.check.exported_program import Placement, ProgramFacts, ProgramRefused, ProgramRunFailed, Programs
@@ -476,7 +477,7 @@ def _static_phrase(args: Sequence[Any], static_argnums: Sequence[int], static_ar
         return messages.text("check.static_none")
     names = ([messages.text("check.static_position", index=i) for i in static_argnums]
              + [f"`{n}`" for n in static_argnames])
-    return messages.text("check.static_some", names=", ".join(names))
+    return messages.text("check.static_some", names=joined(", ", *names))
 
 
 def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: Any = (), similar: Any = ()) -> str:
@@ -484,9 +485,10 @@ def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: 
         return messages.text("call.missing_not_implemented", function=function)
     feedback = messages.text("call.missing_function", function=function)
     if isinstance(similar, (list, tuple)) and similar and isinstance(similar[0], str):
-        feedback += " " + messages.text("call.did_you_mean", function=function, similar=similar[0][:100])
+        feedback = joined(" ", feedback, messages.text("call.did_you_mean", function=function,
+                                                       similar=similar[0][:100]))
     problems = [str(p) for p in (load_problems or [])][:3]
-    return "\n".join([feedback, *problems])
+    return joined("\n", feedback, *problems)
 
 
 def _error_failure(error: ChildError, call: str, function: str, raised_template: str = "call.raised",
@@ -535,7 +537,7 @@ def _raised_failure(error: ChildError, call: str, function: str, raised_template
     detail = messages.text(raised_template, call=call, error_type=error.type, error=first, **fields)
     location = _location(error.where)
     if location:
-        detail += f" {location}"
+        detail = joined(" ", detail, location)
     hint = hint_for(list(error.mro or (error.type,)), error.message)
     return Failure(detail, FailureKind.STUDENT_CODE, call=call, hints=(hint,) if hint else ())
 

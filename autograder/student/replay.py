@@ -40,6 +40,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from autograder.catalog import hint_ideas, messages
+from autograder.catalog.message_ref import joined
 from autograder.check import compare
 from autograder.check.calls_shown import describe_call, describe_grad_call
 from autograder.check.expectations import (
@@ -305,7 +306,7 @@ def _count_traces(step: dict, arrays: list[np.ndarray], submission: Submission) 
         detail = messages.text("check.trace_count", call_sequence=sequence, actual=report.traces,
                                expected=outcome["traces"])
         if report.traces > outcome["traces"] and (explained := explain(report.explanations)):
-            detail += "\n" + explained
+            detail = joined("\n", detail, explained)
         raise Mismatch(Failure(detail, advice=_advice(step)))
     return report
 

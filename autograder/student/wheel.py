@@ -41,7 +41,7 @@ REQUIRES = (f"jax>={jax_support.version_text(jax_support.LOWEST)}",
 KIT_MODULES = (
     "__init__.py", "child/__init__.py", "protocol/__init__.py", "load/__init__.py", "check/__init__.py",
     "sandbox/__init__.py", "catalog/__init__.py", "catalog/assignment_catalogs.py",
-    "catalog/messages.py", "catalog/hint_ideas.py",
+    "catalog/messages.py", "catalog/message_ref.py", "catalog/hint_ideas.py",
     "child/executor.py", "child/harnesses.py", "child/harness_types.py", "child/cell_execution.py",
     "child/stub_lines.py",
     "child/time_limits.py", "child/mlir_context.py",

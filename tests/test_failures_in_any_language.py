@@ -1,0 +1,114 @@
+"""One graded result, said in English or Korean from the same stored value.
+
+A failure keeps its catalog sentences as references (key and fields,
+catalog/message_ref.py); results.json keeps them as data beside the feedback
+in the run's language; any output says the stored result again in either
+language (reports/said_in.py), the student's values and JAX's words as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import REPO
+from test_korean_feedback import english_words
+
+from autograder.catalog import messages
+from autograder.catalog.message_ref import JOINED, Literal, Message, Sentence, joined
+from autograder.check.failure import Failure, FailureKind, render
+from autograder.grade.pipeline import GradingOptions, grade_submission
+from autograder.reports import junit_xml
+from autograder.reports.said_in import failure_in, results_said_in
+
+HANGUL = re.compile(r"[가-힣]")
+SUBMISSION = REPO / "tests" / "corpus" / "02_where" / "mistakes" / "safe_log_python_if.py"
+
+
+@pytest.fixture
+def korean():
+    messages.choose("ko")
+    yield
+    messages.choose(None)
+
+
+def test_a_sentence_is_text_that_keeps_its_key_and_fields():
+    said = messages.text("call.hint", hint=messages.text("call.missing_function", function="f"))
+    assert isinstance(said, Sentence) and said == "Hint: " + messages.ENGLISH["call.missing_function"].format(
+        function="f")
+    assert said.message.keys() == ["call.hint", "call.missing_function"]
+    assert Message.from_json(json.loads(json.dumps(said.message.to_json()))) == said.message
+
+
+def test_a_field_that_is_not_plain_data_is_kept_as_it_was_formatted():
+    import numpy as np
+
+    said = messages.text("check.wrong_shape", call="f(x)", actual=np.float32(0.1), expected=(3,))
+    fields = dict(said.message.fields)
+    assert fields["actual"] == Literal(format(np.float32(0.1), "")) and fields["expected"] == Literal("(3,)")
+    assert messages.said_in(said.message, "en") == said
+
+
+def test_a_sentence_says_itself_in_another_language(korean):
+    said = messages.text("call.missing_function", function="f")
+    messages.choose(None)
+    assert messages.said_in(said.message, "en") == messages.text("call.missing_function", function="f")
+    assert HANGUL.search(said) and not HANGUL.search(messages.said_in(said.message, "en"))
+
+
+def test_joined_sentences_keep_each_reference_and_the_text_between():
+    first, second = messages.text("call.missing_function", function="f"), messages.text("call.said_above")
+    said = joined("\n", first, "student text", second)
+    assert said == f"{first}\nstudent text\n{second}" and said.message.key == JOINED
+    assert messages.said_in(said.message, "ko").split("\n")[1] == "student text"
+    assert joined(" ", "a", "b") == "a b" and not isinstance(joined(" ", "a", "b"), Sentence)
+
+
+def test_a_failure_from_data_with_a_key_the_catalog_lacks_is_refused():
+    data = Failure(messages.text("call.said_above")).to_json()
+    data["detail"] = {"key": "no.such.key", "fields": {}}
+    with pytest.raises(ValueError):
+        Failure.from_json(data)
+    data["detail"] = {"key": "call.missing_function", "fields": {}}  # a field missing: not sayable either
+    with pytest.raises(ValueError):
+        Failure.from_json(data)
+    test = {"name": "f: correct", "output": "as written", "extra_data": {"check": "f: correct", "failure": data}}
+    assert failure_in(test) is None and results_said_in({"tests": [test]}, "ko")["tests"][0]["output"] == "as written"
+
+
+def test_not_checked_is_said_from_the_value_in_either_language(korean):
+    failure = Failure(messages.text("call.said_above"), FailureKind.PROPERTY,
+                      not_checked_because=messages.check_name("correct"))
+    assert HANGUL.search(render(failure))
+    assert render(failure, "en") == messages.ENGLISH["check.not_checked"].format(values_check="correct")
+
+
+def test_one_graded_result_is_said_wholly_in_english_and_wholly_in_korean(config, seed, korean):
+    """Graded once (in Korean); its results.json, read back, is said in English and in Korean."""
+    graded = grade_submission(SUBMISSION, config, GradingOptions(seed=seed, sandbox="inprocess",
+                                                                 assignment="02_where"))
+    stored = json.loads(json.dumps(graded.to_gradescope()))
+    failed = [test for test in stored["tests"] if test["status"] != "passed"]
+    assert len(failed) >= 3 and all(failure_in(test) is not None for test in failed)
+    english, korean_again = results_said_in(stored, "en"), results_said_in(stored, "ko")
+    assert [t["output"] for t in korean_again["tests"]] == [t["output"] for t in stored["tests"]]
+    names = set(config.functions("02_where"))
+    for test in english["tests"]:
+        assert not HANGUL.search(test["name"] + test.get("output", "")), test
+    for test in korean_again["tests"]:
+        if test["status"] != "passed":
+            assert HANGUL.search(test["output"]) and not english_words(test["output"], names), test["output"]
+    assert english["extra_data"]["language"] == "en"
+    in_junit = junit_xml.render([english]).decode()
+    assert failed[0]["extra_data"]["check"] in in_junit and not HANGUL.search(in_junit)
+
+
+def test_said_again_in_its_own_language_a_result_reads_as_it_was_graded(config, seed):
+    graded = grade_submission(SUBMISSION, config, GradingOptions(seed=seed, sandbox="inprocess",
+                                                                 assignment="02_where"))
+    assert graded.said_in(graded.language) is graded
+    stored = json.loads(json.dumps(graded.to_gradescope()))
+    assert results_said_in(stored, "en")["tests"] == stored["tests"]
+    korean = graded.said_in("ko")
+    assert korean.language == "ko" and all(HANGUL.search(check.feedback) for check in korean.checks if not check.passed)
