@@ -112,3 +112,23 @@ def test_said_again_in_its_own_language_a_result_reads_as_it_was_graded(config, 
     assert results_said_in(stored, "en")["tests"] == stored["tests"]
     korean = graded.said_in("ko")
     assert korean.language == "ko" and all(HANGUL.search(check.feedback) for check in korean.checks if not check.passed)
+
+
+def test_the_student_packages_recording_reads_hint_keys_from_the_failure_not_its_text(korean):
+    """Said in Korean, read while the catalog speaks English: the keys come from the references."""
+    from autograder.student import probing
+
+    failure = Failure(messages.text("call.missing_function", function="safe_log"),
+                      advice=(messages.text("02_where.masked_mean.empty"),),
+                      hints=(messages.text("02_where.safe_log.double_where"),))
+    messages.choose("en")
+    assert probing.hints_in(failure, "02_where") == [{"key": "02_where.masked_mean.empty", "wrapped": False},
+                                                     {"key": "02_where.safe_log.double_where", "wrapped": True}]
+    assert probing.hints_in(render(failure), "02_where") == []  # its text is Korean: no English sentence in it
+    error = probing.raised_error()
+    advised = error.failure.advised(messages.text("02_where.masked_mean.empty"))
+    assert render(error.failure).splitlines()[1] == messages.text("call.hint", hint=probing._HINT_MARK)
+    assert probing.error_advice_in(advised, "02_where") == [
+        {"key": "02_where.masked_mean.empty", "wrapped": False, "before": True}]
+    assert probing.error_advice_in(advised.hinted(messages.text("02_where.safe_log.double_where")), "02_where")[1] \
+        == {"key": "02_where.safe_log.double_where", "wrapped": True, "before": False}

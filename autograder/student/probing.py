@@ -12,8 +12,8 @@ at release:
 - then the check runs again once per value step (`Probe`), with that one
   answer made wrong and every other answer the first run's, on the same
   inputs (no code of the solution runs again). The exercise hints in the
-  feedback it then fails with are recorded with the step, by key
-  (`hints_in`).
+  failure it then fails with are recorded with the step, by key, read from
+  the failure's catalog references (`hints_in`).
 
 Replay adds those hints, in the catalog's words, when the student's value
 at that step is wrong. The hints' first two levels (the idea, the APIs to
@@ -30,7 +30,9 @@ from typing import Any, Callable
 import numpy as np
 
 from autograder.catalog import hint_ideas, messages
+from autograder.catalog.message_ref import Message, Sentence
 from autograder.check import compare
+from autograder.check.failure import Failure, FailureKind
 from autograder.check.submission import TraceReport
 
 
@@ -226,12 +228,47 @@ def _is_code(call: str) -> bool:
     return not re.search(r"[^\W\d_]+ [^\W\d_]+ [^\W\d_]+", call)
 
 
-def hints_in(feedback: str, assignment: str) -> list[dict]:
-    """The exercise hints of `assignment` that `feedback` holds, in its order: {"key", "wrapped"}
+def hints_in(said: object, assignment: str) -> list[dict]:
+    """The exercise hints of `assignment` that `said` holds, in its order: {"key", "wrapped"}
     (wrapped: said as `call.hint`, "Hint: ...", else as a sentence of its own).
 
-    Rendered now, in the language and at the hint level the feedback was written in.
+    `said` is a failure, or a suite's advice: read from its catalog references, by key (a hint said with
+    fields is left out: the replay says hints without); a part that is no catalog sentence, plain text, is
+    searched for the hints' sentences, said now in the language and at the hint level it was written in.
     """
+    return [hint for _, hint in _hints_by_part(said if isinstance(said, (str, Failure)) else str(said), assignment)]
+
+
+def _hints_by_part(said: str | Failure, assignment: str) -> list[tuple[int, dict]]:
+    """hints_in's hints, each with the index of the part of `said` (`_parts`) that says it; each key once."""
+    found: dict[str, tuple[int, dict]] = {}
+    for index, (part, wrapped) in enumerate(_parts(said)):
+        keys = (_keys_in(part.message, assignment, wrapped) if isinstance(part, Sentence)
+                else _keys_in_text(part, assignment))
+        for key, as_hint in keys:
+            found.setdefault(key, (index, {"key": key, "wrapped": as_hint}))
+    return list(found.values())
+
+
+def _parts(said: str | Failure) -> list[tuple[str, bool]]:
+    """`said`'s parts in the order the student reads them, each with whether it is said as "Hint: ..."."""
+    if not isinstance(said, Failure):
+        return [(said, False)]
+    return [*((part, False) for part in (*said.context, said.detail, *said.advice)),
+            *((part, True) for part in said.hints), *((part, False) for part in said.recipes)]
+
+
+def _keys_in(message: Message, assignment: str, wrapped: bool) -> list[tuple[str, bool]]:
+    """The exercise hints `message` says, itself or in its fields, in order: (key, said as "Hint: ...")."""
+    if message.key.startswith(f"{assignment}.") and message.key in hint_ideas.IDEAS:
+        return [(message.key, wrapped)] if not message.fields else []
+    inner = wrapped or message.key == "call.hint"
+    return [found for _, value in message.fields if isinstance(value, Message)
+            for found in _keys_in(value, assignment, inner)]
+
+
+def _keys_in_text(feedback: str, assignment: str) -> list[tuple[str, bool]]:
+    """The exercise hints whose sentence plain text `feedback` holds, in its order: (key, said as "Hint: ...")."""
     found = []
     for key in sorted(k for k in hint_ideas.IDEAS if k.startswith(f"{assignment}.")):
         try:
@@ -240,9 +277,9 @@ def hints_in(feedback: str, assignment: str) -> list[dict]:
             continue
         wrapped = messages.text("call.hint", hint=said)
         if wrapped in feedback:
-            found.append((feedback.index(wrapped), {"key": key, "wrapped": True}))
+            found.append((feedback.index(wrapped), (key, True)))
         elif said in feedback:
-            found.append((feedback.index(said), {"key": key, "wrapped": False}))
+            found.append((feedback.index(said), (key, False)))
     return [hint for _, hint in sorted(found, key=lambda item: item[0])]
 
 
@@ -280,19 +317,16 @@ def raised_error() -> Exception:
     from autograder.check.submission import StudentCodeError
     from autograder.protocol.errors import ChildError, ErrorKind
 
-    feedback = f"{_ERROR_MARK}\n{messages.text('call.hint', hint=_HINT_MARK)}"
-    return StudentCodeError(feedback, "ValueError", ChildError(ErrorKind.RAISED, message=_ERROR_MARK,
-                                                               type="ValueError", mro=("ValueError", "Exception")))
+    failure = Failure(_ERROR_MARK, FailureKind.STUDENT_CODE, hints=(_HINT_MARK,))
+    return StudentCodeError(failure, "ValueError", ChildError(ErrorKind.RAISED, message=_ERROR_MARK,
+                                                              type="ValueError", mro=("ValueError", "Exception")))
 
 
-def error_advice_in(feedback: str, assignment: str) -> list[dict]:
-    """The exercise's advice `feedback` adds to a raised error (see `raised_error`), as `hints_in`, each
-    with "before": said before the error's own hint line."""
-    if _ERROR_MARK not in feedback:  # the check said something else than the error: nothing to add to one
+def error_advice_in(failure: Failure, assignment: str) -> list[dict]:
+    """The exercise's advice a check adds to a raised error (see `raised_error`), as `hints_in`, each with
+    "before": said before the error's own hint line."""
+    parts = [part for part, _ in _parts(failure)]
+    if _ERROR_MARK not in parts:  # the check said something else than the error: nothing to add to one
         return []
-    at = feedback.find(_HINT_MARK)
-    advice = []
-    for hint in hints_in(feedback, assignment):
-        said = messages.text(hint["key"])
-        advice.append({**hint, "before": at >= 0 and feedback.index(said) < at})
-    return advice
+    at = parts.index(_HINT_MARK) if _HINT_MARK in parts else -1
+    return [{**hint, "before": at >= 0 and index < at} for index, hint in _hints_by_part(failure, assignment)]

@@ -291,7 +291,7 @@ def _wrap_assert_uses_primitive(original: Callable, recorder: Recorder) -> Calla
         original(*args, **kwargs)
         uses = {"op": "uses", "step": step, "any_of": sorted(str(p) for p in bound["any_of"]),
                 "function": str(bound["function"]), "construct": str(bound["construct"])}
-        fix = probing.hints_in(str(bound["why"]), recorder.assignment)  # the exercise's sentence on why
+        fix = probing.hints_in(bound["why"], recorder.assignment)  # the exercise's sentence on why
         recorder.add({**uses, "fix": fix} if fix else uses)
 
     return assert_uses_primitive
@@ -307,7 +307,7 @@ def _wrap_assert_spread(original: Callable, recorder: Recorder) -> Callable:
         step = recorder.step_of(bound["placements"])
         original(*args, **kwargs)
         # On the placed step itself: its values decide first, as in the grader's expect_placement.
-        placed = {"spread": str(bound["spread"]), "fix": probing.hints_in(str(bound["why"]), recorder.assignment)}
+        placed = {"spread": str(bound["spread"]), "fix": probing.hints_in(bound["why"], recorder.assignment)}
         if bound.get("axis") is not None:
             placed["axis"] = str(bound["axis"])
         recorder.annotate(step, placed=placed)
@@ -326,7 +326,7 @@ def _wrap_assert_uses_collective(original: Callable, recorder: Recorder) -> Call
         original(*args, **kwargs)
         recorder.add({"op": "collective", "step": step, "any_of": sorted(str(c) for c in bound.get("any_of", ())),
                       "function": str(bound["function"]),
-                      "fix": probing.hints_in(str(bound["why"]), recorder.assignment)})
+                      "fix": probing.hints_in(bound["why"], recorder.assignment)})
 
     return assert_uses_collective
 
@@ -342,7 +342,7 @@ def _wrap_assert_not_unrolled(original: Callable, recorder: Recorder) -> Callabl
         original(*args, **kwargs)
         step = {"op": "not_unrolled", "small": small, "large": large, "function": str(bound["function"]),
                 "n_small": int(bound["n_small"]), "n_large": int(bound["n_large"])}
-        fix = probing.hints_in(str(bound["fix"]), recorder.assignment)  # said in the notebook's language
+        fix = probing.hints_in(bound["fix"], recorder.assignment)  # said in the notebook's language
         recorder.add({**step, "fix": fix} if fix else step)
 
     return assert_not_unrolled
@@ -360,7 +360,7 @@ def _wrap_assert_no_value_larger_than(original: Callable, recorder: Recorder) ->
         # The limit is the suite's (from the public sizes); the fix is said through the exercise's hint.
         recorder.add({"op": "no_value_larger_than", "step": step, "elements": int(bound["elements"]),
                       "function": str(bound["function"]),
-                      "hints": probing.hints_in(str(bound["fix"]), recorder.assignment)})
+                      "hints": probing.hints_in(bound["fix"], recorder.assignment)})
 
     return assert_no_value_larger_than
 
@@ -376,7 +376,7 @@ def _wrap_expect_raises(original: Callable, recorder: Recorder) -> Callable:
         original(*args, **kwargs)
         mentions = bound.get("mentions")
         expected = {"type": str(bound["error_type"]), "mentions": None if mentions is None else str(mentions)}
-        fix = probing.hints_in(str(bound.get("fix", "")), recorder.assignment)  # said after the feedback
+        fix = probing.hints_in(bound.get("fix", ""), recorder.assignment)  # said after the feedback
         recorder.annotate(index, expect_error=expected, **({"fix": fix} if fix else {}))
 
     return expect_raises
@@ -391,7 +391,7 @@ def _wrap_assert_trace_count(original: Callable, recorder: Recorder) -> Callable
         bound = signature.bind(*args, **kwargs).arguments
         original(*args, **kwargs)
         step = recorder.step_answering(bound["report"])
-        fix = probing.hints_in(str(bound.get("fix", "")), recorder.assignment)
+        fix = probing.hints_in(bound.get("fix", ""), recorder.assignment)
         if fix and step is not None:  # the exercise's advice after a wrong count
             recorder.annotate(step, fix=fix)
 
@@ -407,7 +407,7 @@ def _wrap_expect_jitted(original: Callable, recorder: Recorder) -> Callable:
         bound = signature.bind(*args, **kwargs).arguments
         index = recorder.next_index()
         original(*args, **kwargs)
-        fix = probing.hints_in(str(bound.get("fix", "")), recorder.assignment)
+        fix = probing.hints_in(bound.get("fix", ""), recorder.assignment)
         if fix:  # the exercise's advice after "not a jitted function", on its is_jitted step
             recorder.annotate(index, fix=fix)
 
@@ -522,15 +522,15 @@ def _probe_values(recorder: Recorder, item, generators: dict[str, Any]) -> None:
             continue
         failure = _rerun(recorder, item, generators, probing.Probe(answers, index))
         if failure is not None:
-            hints = probing.hints_in(str(failure), recorder.assignment)
+            hints = probing.hints_in(failure_of(failure), recorder.assignment)
             if hints:
                 recorder.annotate(answer.step, hints=hints)
             if failure_of(failure).on_wrong_values:  # the grader's gate: a later check failing here is not checked
                 recorder.annotate(answer.step, values_gate=True)
-        plain = probing.hints_in(str(failure or ""), recorder.assignment)
+        plain = probing.hints_in(failure_of(failure) if failure is not None else "", recorder.assignment)
         for change, field in ((probing.retyped, "dtype_hints"), (probing.non_finite, "non_finite_hints")):
             changed = _rerun(recorder, item, generators, probing.Probe(answers, index, change=change))
-            hints = probing.hints_in(str(changed), recorder.assignment) if changed is not None else []
+            hints = probing.hints_in(failure_of(changed), recorder.assignment) if changed is not None else []
             if hints and hints != plain:
                 recorder.annotate(answer.step, **{field: hints})
 
@@ -548,7 +548,7 @@ def _probe_errors(recorder: Recorder, item, generators: dict[str, Any]) -> None:
         if answer.raised or answer.op not in _MAY_RAISE:
             continue
         failure = _rerun(recorder, item, generators, probing.Probe(answers, index, error=probing.raised_error()))
-        advice = probing.error_advice_in(str(failure), recorder.assignment) if failure is not None else []
+        advice = probing.error_advice_in(failure_of(failure), recorder.assignment) if failure is not None else []
         if advice:
             recorder.annotate(answer.step, error_advice=advice)
 
