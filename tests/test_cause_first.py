@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autograder.catalog import messages
-from autograder.check.cause_first import lead_with_the_cause
+from autograder.check.cause_first import lead_with_the_cause, recipe_sentences
 from autograder.check.failure import Failure, FailureKind
 from autograder.check.results import CheckResult
 from autograder.check.said_once import say_each_thing_once
@@ -73,3 +73,13 @@ def test_a_recipe_said_by_an_earlier_check_of_the_function_is_not_repeated():
     first, second = say_each_thing_once(lead_with_the_cause(checks))
     assert recipe in first.feedback and recipe not in second.feedback
     assert messages.text("call.said_above") in second.feedback
+
+
+def test_every_recipe_restated_by_a_suite_is_recognised_as_one():
+    recipes = recipe_sentences()
+    for key in ("09_autodiff.safe_norm.values", "06_prng.dropout.recipe", "05_grad_aux.train_step.params",
+                "10_parallel.global_mean.values"):
+        assert messages.text(key) in recipes, key
+    # A hint that names a cause is not one.
+    assert messages.text("09_autodiff.safe_norm.gradient") not in recipes
+    assert messages.text("hint.TracerBoolConversionError") not in recipes

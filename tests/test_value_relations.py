@@ -139,11 +139,11 @@ BATCH = (RNG.standard_normal((5, 3)).astype(F32), RNG.standard_normal(5).astype(
 
 def test_a_factor_that_is_the_device_count_is_said_to_be_it():
     devices = messages.text("relation.count_devices", count=4)
-    assert relation_hint(4 * X, X, (), devices=4) == messages.text("relation.scaled", factor="4", inverse="0.25") \
-        + " " + devices
-    assert relation_hint(X / 4, X, (), devices=4).endswith(devices)
+    assert relation_hint(4 * X, X, (), devices=4) == devices + " " + messages.text("relation.scaled", factor="4",
+                                                                                  inverse="0.25")
+    assert relation_hint(X / 4, X, (), devices=4).startswith(devices)
     step = CASES["relation.step_multiplied"]
-    assert relation_hint(step[0], step[1], step[2], devices=4).endswith(devices)
+    assert relation_hint(step[0], step[1], step[2], devices=4).startswith(devices)
     # Without devices, or with a count a missing 1/2 would explain as well, only the factor is said.
     assert relation_hint(4 * X, X, ()) == messages.text("relation.scaled", factor="4", inverse="0.25")
     assert relation_hint(2 * X, X, (), devices=2) == messages.text("relation.scaled", factor="2", inverse="0.5")
@@ -151,8 +151,8 @@ def test_a_factor_that_is_the_device_count_is_said_to_be_it():
 
 def test_a_factor_that_is_the_batch_size_is_said_to_be_it():
     batch = messages.text("relation.count_batch", count=5)
-    assert relation_hint(5 * X, X, BATCH).endswith(batch)
-    assert relation_hint(X / 5, X, BATCH).endswith(batch)
+    assert relation_hint(5 * X, X, BATCH).startswith(batch)
+    assert relation_hint(X / 5, X, BATCH).startswith(batch)
     assert batch not in relation_hint(4 * X, X, BATCH)
     # The batch and the devices of the same size: either could be the cause, so neither is named.
     said = relation_hint(5 * X, X, BATCH, devices=5)
@@ -163,8 +163,8 @@ def test_a_loss_summed_over_the_batch_where_the_mean_is_meant_is_named_though_it
     mean = np.asarray(0.8123, F32)
     batch = messages.text("relation.count_batch", count=5)
     assert relation_hint((5 * mean, {"mse": mean}), (mean, {"mse": mean}), ({"w": F32(1)}, *BATCH)) == \
-        messages.text("relation.scaled", factor="5", inverse="0.2") + " " + batch
-    assert relation_hint(mean / 5, mean, BATCH).endswith(batch)
+        batch + " " + messages.text("relation.scaled", factor="5", inverse="0.2")
+    assert relation_hint(mean / 5, mean, BATCH).startswith(batch)
     # Any other ratio of one number is a coincidence: nothing is said.
     assert relation_hint(4.3 * mean, mean, BATCH) is None
     assert relation_hint(5 * mean, mean, ()) is None
@@ -173,5 +173,6 @@ def test_a_loss_summed_over_the_batch_where_the_mean_is_meant_is_named_though_it
 def test_inputs_and_targets_of_one_axis_are_a_batch_but_one_sequence_is_not():
     x, y = RNG.standard_normal(6).astype(F32), RNG.standard_normal(6).astype(F32)
     mean = np.asarray(0.4321, F32)
-    assert relation_hint(6 * mean, mean, ({"w": F32(1)}, x, y)).endswith(messages.text("relation.count_batch", count=6))
+    assert relation_hint(6 * mean, mean, ({"w": F32(1)}, x, y)).startswith(messages.text("relation.count_batch",
+                                                                                          count=6))
     assert messages.text("relation.count_batch", count=6) not in relation_hint(6 * x, x, (x,))

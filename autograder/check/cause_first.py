@@ -36,8 +36,9 @@ from autograder.check.results import CheckResult
 TRACING = ("hint.TracerArrayConversionError", "hint.TracerBoolConversionError", "hint.TracerIntegerConversionError",
            "hint.ConcretizationTypeError", "hint.NonConcreteBooleanIndexError", "hint.ImmutableArray",
            "hint.UnexpectedTracerError", "hint.KeyReuseError")
-# The hints that restate an exercise's recipe: "<assignment>.<function>.values" or ".recipe".
-RECIPE = re.compile(r"^\d\d_\w+\.\w+\.(values|recipe)$")
+# The hints that restate an exercise's recipe: "<assignment>.<function>.values" or ".recipe", and 05's
+# gradient-descent step.
+RECIPE = re.compile(r"^(\d\d_\w+\.\w+\.(values|recipe)|05_grad_aux\.train_step\.params)$")
 
 
 def lead_with_the_cause(checks: list[CheckResult]) -> list[CheckResult]:

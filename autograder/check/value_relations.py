@@ -102,14 +102,14 @@ def _counts(args: Sequence[Any], devices: int | None) -> dict[str, int]:
 
 
 def _with_count(found: Found, counts: dict[str, int]) -> str:
-    """The relation's sentence, then, for a scale or a multiplied step whose factor (or its inverse) is
-    exactly one count, which count it is. Two counts of the same size name neither."""
+    """The relation's sentence, led, for a scale or a multiplied step whose factor (or its inverse) is exactly
+    one count, by which count it is. Two counts of the same size name neither."""
     factors = {"relation.scaled": ("factor", "inverse"), "relation.step_multiplied": ("factor",)}.get(found.key, ())
     values = [float(found.fields[name]) for name in factors]
     named = [key for key, count in counts.items() if any(abs(abs(v) - count) < 1e-3 * count for v in values)]
     if len(named) != 1:
         return found.sentence()
-    return f"{found.sentence()} {messages.text(named[0], count=counts[named[0]])}"
+    return f"{messages.text(named[0], count=counts[named[0]])} {found.sentence()}"
 
 
 def _one_entry_scaled_by_count(got: np.ndarray, want: np.ndarray, counts: dict[str, int]) -> Found | None:

@@ -35,6 +35,7 @@ from autograder.suites.api import (
     fail,
     failure_of,
     graded,
+    relation_hint,
     sizes_for,
     text,
     with_hint,
@@ -134,11 +135,19 @@ def _least_squares(x, y):
 
 # --- comparing -------------------------------------------------------------------
 
-def _close(actual, expected, *, call, scale, hint_key, rtol=1e-5):
-    """assert_close with rtol and an absolute error of REL times the terms' magnitude, plus a hint."""
+def _close(actual, expected, *, call, scale, hint_key, rtol=1e-5, related=None):
+    """assert_close with rtol and an absolute error of REL times the terms' magnitude, plus a hint; with
+    `related` (the arguments the value is related by: a start, the batch), how a wrong value relates to the
+    expected one (value_relations) first."""
     # A property check failing here was not checked: its values are wrong.
     with comparing_values(hint=text(hint_key)):
-        assert_close(actual, np.asarray(expected, dtype=np.float64), call=call, rtol=rtol, atol=REL * scale + 1e-6)
+        try:
+            assert_close(actual, np.asarray(expected, dtype=np.float64), call=call, rtol=rtol,
+                         atol=REL * scale + 1e-6)
+        except AssertionError as error:
+            if related is None:
+                raise
+            raise with_hint(error, relation_hint(actual, np.asarray(expected, dtype=F32), related)) from None
 
 
 def _structure_error(actual, expected, call, hint_key) -> AssertionError:
@@ -184,7 +193,8 @@ def _expect_loss_with_aux(out, params, x, y, call):
     mse, aux = _loss_output(out, len(x), call)
     predictions, residuals, terms = _forward(params, x, y)
     hint = "05_grad_aux.loss_with_aux.values"
-    _close(mse, _loss(params, x, y), call=f"{call}[0] (mse)", scale=_loss_scale(params, x, y), hint_key=hint)
+    _close(mse, _loss(params, x, y), call=f"{call}[0] (mse)", scale=_loss_scale(params, x, y), hint_key=hint,
+           related=(x, y))
     _close(aux["predictions"], predictions, call=f"{call}[1]['predictions']", scale=terms.max(), hint_key=hint)
     _close(aux["residuals"], residuals, call=f"{call}[1]['residuals']", scale=terms.max(), hint_key=hint)
 
@@ -233,7 +243,7 @@ def _expect_analytic_grads(out, params, x, y, call):
     expected, scales = _grads(params, x, y), _grad_scales(params, x, y)
     for key in ("w", "b"):
         _close(grads[key], expected[key], call=f"{call}[0][{key!r}]", scale=scales[key],
-               hint_key="05_grad_aux.grad_with_aux.values")
+               hint_key="05_grad_aux.grad_with_aux.values", related=(x, y))
 
 
 @graded("grad_with_aux", "gradient matches the analytic formula")
@@ -328,7 +338,7 @@ def _expect_new_params(out, args, call):
     for key in ("w", "b"):
         _close(new_params[key], expected[key], call=f"{call}[0][{key!r}]",
                scale=abs(float(params[key])) + learning_rate * scales[key],
-               hint_key="05_grad_aux.train_step.params")
+               hint_key="05_grad_aux.train_step.params", related=(np.asarray(params[key], dtype=F32), x, y))
 
 
 @graded("train_step", "jitted object")
