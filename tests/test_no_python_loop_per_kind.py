@@ -165,7 +165,7 @@ def _assigned_from(function: ast.FunctionDef) -> dict[str, ast.AST]:
         for target in node.targets:
             if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
                     and len(target.elts) == len(node.value.elts):
-                pairs = list(zip(target.elts, node.value.elts))
+                pairs = list(zip(target.elts, node.value.elts, strict=True))
             else:
                 pairs = [(element, node.value) for element in
                          (target.elts if isinstance(target, ast.Tuple) else [target])]

@@ -11,6 +11,8 @@ which the kernel enforces with SIGXCPU) to what it has used so far plus the
 request's `cpu_seconds`: a program that runs too long ends the runner, and
 the worker, which sees the signal, fails that one check and starts another
 runner. CPU time, not wall-clock time, so a busy machine costs no points.
+Each answer says how much CPU time it took (`cpu_request`), which the worker
+charges to the budget of the submission whose program it was.
 JAX's persistent compilation cache is off here: nothing is written to disk.
 """
 
@@ -48,8 +50,11 @@ def serve(request_fd: int, response_fd: int, devices: int = 1) -> None:
             header, arrays = framing.read_message(request_fd)
         except framing.ChannelClosed:
             return
+        before = _cpu_used()
         answer, out = _answer(table, header, arrays)
         answer["cpu_used"] = round(_cpu_used(), 3)
+        # What answering took: charged to the submission whose program it was (program_runner.CpuBudget).
+        answer["cpu_request"] = round(max(0.0, answer["cpu_used"] - before), 3)
         try:
             framing.write_message(response_fd, answer, out)
         except framing.WireFormatError as error:

@@ -142,6 +142,7 @@ def _grade_in_sandbox(path: Path, assignment: str, config: GradingConfig, option
     runner = worker.program_runner or _own_runner(options.sandbox, config)
     runner.use_devices(max(devices, 1))
     runner.deadline = transport.wall_deadline  # the runner's time is the submission's too
+    runner.budget = transport  # and so is its CPU time
     too_busy_before = runner.too_busy
     try:
         report = transport.start()
@@ -156,6 +157,7 @@ def _grade_in_sandbox(path: Path, assignment: str, config: GradingConfig, option
     finally:
         transport.close()
         runner.deadline = None
+        runner.budget = None
         if runner is not worker.program_runner:
             runner.close()
         worker.child_peak_rss_kb = max(worker.child_peak_rss_kb, transport.child_maxrss_kb)

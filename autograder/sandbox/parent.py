@@ -21,7 +21,8 @@ through the zygote, the CPU time of the child and every process below it
 (zygote.tree_cpu_seconds; the child cannot forge it). A call that uses more
 than `call_seconds` of it is stopped (TIMEOUT), a load more than
 `load_seconds`, and a submission whose children used more than
-`submission_seconds` in all gets no further checks (BUDGET). `busy_factor`
+`submission_seconds` in all, with the CPU time the clean-room runner spent on
+its programs (`charge`, from program_runner), gets no further checks (BUDGET). `busy_factor`
 times each limit, in wall-clock seconds, is only a backstop: when it runs out
 first, the parent looks at what the child was doing: if its threads were
 waiting, runnable, for a CPU, the machine was too busy, which is nobody's
@@ -161,6 +162,11 @@ class SandboxTransport:
         return self._output.text()
 
     # --- requests ------------------------------------------------------------
+
+    def charge(self, seconds: float) -> None:
+        """Count `seconds` of CPU time this submission used outside its child (the clean-room runner ran its
+        programs for that long) against its budget: its next request fails as BUDGET once that is spent."""
+        self._cpu_charged += max(0.0, seconds)
 
     @property
     def cpu_spent(self) -> float:

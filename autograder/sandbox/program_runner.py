@@ -23,6 +23,14 @@ measurably waiting for a CPU (sandbox.zygote_client.ForkedChild.starved) was
 the machine too busy: then the request is tried once more in a fresh runner,
 and the grader's problem if it happens again. No request outlives the
 submission's own wall-clock deadline (`deadline`).
+
+A runner's CPU time is the submission's too: what each request took (the
+runner's own count around its answer; the whole limit for a request that ran
+out of it; what the zygote read while a request that stalled was held) is
+charged to the budget of the submission being graded (`budget`, its sandbox
+transport), whose next request to its child fails as over budget once it is
+spent. A request the machine was too busy for is not charged, as a child's is
+not. One request can take the budget past its end by at most its own limit.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ import signal
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -63,6 +71,13 @@ RUNNER_TMPFS_BYTES = 64 << 20
 # A runner that has used this share of its lifetime CPU limit is replaced before the next request,
 # so the lifetime limit never cuts a program short.
 RETIRE_AT_SHARE = 0.5
+
+
+class CpuBudget(Protocol):
+    """Where a submission's CPU time is counted (parent.SandboxTransport)."""
+
+    def charge(self, seconds: float) -> None:
+        """Count `seconds` of CPU time spent outside the submission's child against its budget."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,6 +124,10 @@ class ConfinedProgramRunner:
         # The monotonic time by which the current submission's requests must end (None: no bound); the
         # grading of one submission sets it to that submission's wall-clock deadline.
         self.deadline: float | None = None
+        # Where the current submission's CPU time is counted (None: nowhere); set with `deadline`.
+        self.budget: CpuBudget | None = None
+        self.cpu_charged = 0.0  # for tests: CPU seconds charged to budgets, in all
+        self._held_cpu: tuple[float | None, float | None] = (None, None)  # readings while a request was held
 
     # --- requests --------------------------------------------------------------
 
@@ -257,7 +276,16 @@ class ConfinedProgramRunner:
         used = answer.get("cpu_used")
         if isinstance(used, (int, float)) and not isinstance(used, bool):
             self._cpu_used = float(used)
+        took = answer.get("cpu_request")
+        if isinstance(took, (int, float)) and not isinstance(took, bool):
+            self._charge(min(float(took), cpu_seconds + 1.0))  # never more than the runner's own limit allowed
         return answer, out
+
+    def _charge(self, seconds: float) -> None:
+        """Count `seconds` of the runner's CPU time against the current submission's budget."""
+        if self.budget is not None and seconds > 0:
+            self.budget.charge(seconds)
+            self.cpu_charged += seconds
 
     def _wait_for_answer(self, response_fd: int, cpu_seconds: float, ends: float) -> None:
         """Return once the answer starts to arrive (or the runner ended: the read then says so).
@@ -266,11 +294,16 @@ class ConfinedProgramRunner:
         wall-clock time: one tick in that long is what even a starved runner gets (see _overrun).
         """
         assert self._process is not None
+        self._held_cpu = (None, None)
+        if select.select([response_fd], [], [], CPU_POLL_SECONDS)[0]:
+            return  # answered at once: no reading (the answer says what it took)
         last_used, idle_since = self._process.cpu_seconds(), time.monotonic()
+        self._held_cpu = (last_used, last_used)
         while not select.select([response_fd], [], [], CPU_POLL_SECONDS)[0]:
             used, now = self._process.cpu_seconds(), time.monotonic()
             if used is not None and (last_used is None or used > last_used):
                 last_used, idle_since = used, now
+                self._held_cpu = (self._held_cpu[0] if self._held_cpu[0] is not None else used, used)
             if now - idle_since >= cpu_seconds:
                 raise framing.ChannelTimeout(IDLE)
             if now >= ends:
@@ -283,13 +316,22 @@ class ConfinedProgramRunner:
         wall-clock deadline came while the program was still computing, which is not the student's either."""
         starved = self._process is not None and self._process.starved()
         if idle and not starved:
+            self._charge_held()
             return self._failed("stalled", seconds=cpu_seconds)
         return self._failed("wall_clock", seconds=backstop)
+
+    def _charge_held(self) -> None:
+        """Charge what the zygote read the runner use while the request was held (its answer never came)."""
+        first, last = self._held_cpu
+        if first is not None and last is not None:
+            self._charge(last - first)
 
     def _died(self, cpu_seconds: float) -> ProgramRunFailed:
         code = self._process.exit_status(timeout=2) if self._process is not None else None
         if code is not None and (-code == signal.SIGXCPU or code == EXIT_CPU_LIMIT):
+            self._charge(cpu_seconds)  # all of the request's limit
             return self._failed("cpu_limit", seconds=cpu_seconds)
+        self._charge_held()
         detail = ("it stopped answering" if code is None else
                   f"killed by signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}")
         return self._failed("crashed", detail)
