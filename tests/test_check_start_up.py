@@ -3,8 +3,8 @@
 Each test runs in a fresh Python, where "imported" means imported by the code under test:
 - a loaded program runs without JAX loading its LAPACK kernels (scipy's BLAS and LAPACK), which no loaded
   program can call, since every custom call is refused at load (cleanroom/programs.py);
-- the process that starts one process per device count and merges their results never imports JAX
-  (student/cli.py, student/checking.py).
+- the process that starts one process per device count and merges their results never imports JAX, nor
+  NumPy (student/cli.py, student/checking.py, student/recorded.py).
 How fast a check answers is measured in benchmarks/student_check.py, not here.
 """
 
@@ -103,6 +103,7 @@ def test_the_process_that_merges_device_counts_never_imports_jax(package_with_de
 
         device_checks.check_with_each_count = each_count
         code = cli.main(["--lang", "en", "check", sys.argv[2]])
-        print(json.dumps({"code": code, "counts": asked, "jax": "jax" in sys.modules}))
+        print(json.dumps({"code": code, "counts": asked, "jax": "jax" in sys.modules,
+                          "numpy": "numpy" in sys.modules}))
     """, str(package_with_device_counts), str(submission))
-    assert found == {"code": 0, "counts": [[2, 4]], "jax": False}
+    assert found == {"code": 0, "counts": [[2, 4]], "jax": False, "numpy": False}

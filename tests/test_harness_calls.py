@@ -98,3 +98,45 @@ def test_every_assignments_harnesses_are_in_the_sandbox_childs_view_and_the_stud
     files = {f"autograder/{module}": b"" for module in wheel.KIT_MODULES}
     files.update({f"autograder/child/{path.name}": path.read_bytes() for path in modules})
     wheel.check_imports(files)  # what the harness modules import is shipped
+
+
+def _directional_derivative(traced: list):
+    def directional_derivative(f, x, v):
+        traced.append(isinstance(x, jax.core.Tracer))
+        return jax.jvp(f, (x,), (v,))[1]
+    return directional_derivative
+
+
+def test_a_derivative_of_the_graders_f_called_on_values_runs_as_one_program():
+    traced: list = []
+    call = harnesses.wrap("with_f", "directional_derivative", _directional_derivative(traced))
+    x, v = np.linspace(-1.0, 1.0, 6, dtype=np.float32), np.ones(6, np.float32)
+    result = call("sin_products", x, v)
+    assert traced == [True], "called eagerly, not under jax.jit"
+    f = harnesses_09_autodiff._functions_to_differentiate()["sin_products"]
+    np.testing.assert_allclose(result, jax.jvp(f, (jnp.asarray(x),), (jnp.asarray(v),))[1], rtol=1e-5, atol=1e-6)
+
+
+def test_a_newton_loop_over_a_python_int_is_called_as_it_is_with_the_same_values():
+    def newton_minimize(f, x0, num_steps):
+        df, d2f = jax.grad(f), jax.grad(jax.grad(f))
+        x = x0
+        for _ in range(num_steps):  # a Python loop: cannot run with num_steps traced
+            x = x - df(x) / d2f(x)
+        return x
+
+    call = harnesses.wrap("with_f", "newton_minimize", newton_minimize)
+    result = call("quartic", np.float32(1.5), 3)
+    expected = newton_minimize(harnesses_09_autodiff._functions_to_differentiate()["quartic"], np.float32(1.5), 3)
+    np.testing.assert_allclose(result, expected, rtol=1e-6)
+
+
+def test_inside_the_kits_own_trace_the_students_function_is_traced_as_it_is():
+    """A jit check exports the student's function's own program, and a trace count counts its own traces: no
+    jax.jit of the harness's inside them."""
+    traced: list = []
+    call = harnesses.wrap("with_f", "directional_derivative", _directional_derivative(traced))
+    x, v = np.linspace(-1.0, 1.0, 6, dtype=np.float32), np.ones(6, np.float32)
+    jaxpr = jax.make_jaxpr(lambda x, v: call("sin_products", x, v))(x, v)
+    assert traced == [True]
+    assert not {equation.primitive.name for equation in jaxpr.jaxpr.eqns} & {"pjit", "jit"}

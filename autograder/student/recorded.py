@@ -17,11 +17,13 @@ import json
 import math
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from autograder.check.submission import TypedKey
+# NumPy and the kit's checking code are imported where values are read or written, not with the package's
+# index: the process of `autograder check` that starts one process per device count reads only the index.
 
 DATA = Path(__file__).resolve().parent / "data"
 FORMAT = 1
@@ -36,6 +38,10 @@ class RecordError(ValueError):
 
 def encode(value: Any, arrays: list[np.ndarray], path: str = "value") -> Any:
     """`value`'s skeleton; its arrays are appended to `arrays`."""
+    import numpy as np
+
+    from autograder.check.submission import TypedKey
+
     if value is None or type(value) in (bool, int, str):
         return value
     if type(value) is float:
@@ -62,6 +68,10 @@ def encode(value: Any, arrays: list[np.ndarray], path: str = "value") -> Any:
 
 def decode(skeleton: Any, arrays: list[np.ndarray]) -> Any:
     """The value `encode` recorded: NumPy arrays and scalars, TypedKeys, tuples, lists, dicts."""
+    import numpy as np
+
+    from autograder.check.submission import TypedKey
+
     if skeleton is None or type(skeleton) in (bool, int, float, str):
         return skeleton
     if type(skeleton) is list:
@@ -87,6 +97,8 @@ RELEASED_CELLS = ".released-cells.json"
 
 def write(directory: Path, assignment: str, record: dict, arrays: list[np.ndarray]) -> None:
     """`<assignment>.json` and `<assignment>.npz` in `directory`, byte for byte the same for the same record."""
+    import numpy as np
+
     directory.mkdir(parents=True, exist_ok=True)
     (directory / f"{assignment}.json").write_text(json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n",
                                                    encoding="utf-8")
@@ -153,6 +165,8 @@ def record_name(assignment: str, devices: int) -> str:
 def read(assignment: str, directory: Path = DATA, devices: int | None = None) -> tuple[dict, list[np.ndarray]]:
     """The record of `assignment` and its arrays (numeric only, no pickles): the one made with `devices` CPU
     devices where there is one, else the assignment's own."""
+    import numpy as np
+
     name = assignment
     if devices is not None and (directory / f"{record_name(assignment, devices)}.json").is_file():
         name = record_name(assignment, devices)
@@ -168,6 +182,8 @@ def read(assignment: str, directory: Path = DATA, devices: int | None = None) ->
 
 
 def _numeric(array: Any, path: str) -> np.ndarray:
+    import numpy as np
+
     if type(array) is not np.ndarray or array.dtype.kind not in _NUMERIC_KINDS or array.dtype.fields is not None:
         raise RecordError(f"{path} is not a plain numeric array")
     return array
