@@ -132,3 +132,36 @@ def test_the_student_packages_recording_reads_hint_keys_from_the_failure_not_its
         {"key": "02_where.masked_mean.empty", "wrapped": False, "before": True}]
     assert probing.error_advice_in(advised.hinted(messages.text("02_where.safe_log.double_where")), "02_where")[1] \
         == {"key": "02_where.safe_log.double_where", "wrapped": True, "before": False}
+
+
+def test_a_childs_note_crosses_the_pipe_as_data_the_parent_checks_and_says_itself():
+    from autograder.protocol.errors import ChildError, ErrorKind
+    from autograder.protocol.sentences import from_wire, to_wire
+
+    note = messages.text("load.cell_not_implemented", cell=3)
+    sent = json.loads(json.dumps(to_wire(note)))
+    assert sent["message"] == {"key": "load.cell_not_implemented", "fields": {"cell": 3}}
+    read = from_wire(sent)
+    assert read == note and isinstance(read, Sentence) and HANGUL.search(messages.said_in(read.message, "ko"))
+    forged = {"text": "the child's own words", "message": {"key": "load.cell_not_implemented", "fields": {"cell": 4}}}
+    assert from_wire(forged) == messages.text("load.cell_not_implemented", cell=4)  # said by the parent, not the child
+    deep: dict = {"key": "call.hint", "fields": {}}
+    for _ in range(50):
+        deep = {"key": "call.hint", "fields": {"hint": deep}}
+    for refused in ({"key": "no.such.key", "fields": {}}, {"key": "load.cell_not_implemented", "fields": {}},
+                    {"key": "load.cell_not_implemented", "fields": {"cell": [1]}}, deep, "not a message"):
+        assert from_wire({"text": "as sent", "message": refused}) == "as sent"
+    assert from_wire({"message": {"key": "no.such.key"}}) == "" and from_wire(7) == "7"
+    error = ChildError.from_wire(json.loads(json.dumps(ChildError(ErrorKind.MISSING, load_problems=(note,)).to_wire())))
+    assert error.load_problems == (note,) and isinstance(error.load_problems[0], Sentence)
+
+
+def test_a_results_notes_are_said_in_the_other_language_too(korean):
+    from autograder.check.results import SubmissionResult
+
+    notes = [messages.text("load.cell_not_implemented", cell=2), "plain text of the run"]
+    result = SubmissionResult("s", "s.py", "02_where", 1, [], notes=notes, language="ko")
+    stored = json.loads(json.dumps(result.to_gradescope()))
+    assert stored["output"] == "\n".join(notes)
+    english = results_said_in(stored, "en")["output"].splitlines()
+    assert english == [messages.ENGLISH["load.cell_not_implemented"].format(cell=2), "plain text of the run"]

@@ -31,6 +31,7 @@ class Literal:
 
 
 Field = Union["Message", Literal, str, int, float, bool, None]
+MAX_DEPTH = 8  # messages inside messages: the catalog's nest two or three deep
 _PLAIN = (str, int, float, bool, type(None))
 
 
@@ -56,16 +57,20 @@ class Message:
         return data
 
     @classmethod
-    def from_json(cls, data: object) -> Message:
-        """What `to_json` wrote; a ValueError for anything else (the key is not checked here: messages.sentence)."""
+    def from_json(cls, data: object, depth: int = 0) -> Message:
+        """What `to_json` wrote; a ValueError for anything else, or nested deeper than MAX_DEPTH (the key is
+        not checked here: messages.sentence)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("key"), str):
             raise ValueError("a message is a JSON object with a string key")
+        if depth > MAX_DEPTH:
+            raise ValueError(f"a message nested more than {MAX_DEPTH} deep")
         fields, level = data.get("fields", {}), data.get("level")
         if not isinstance(fields, Mapping) or not all(isinstance(name, str) for name in fields):
             raise ValueError(f"the fields of {data['key']!r} are not a JSON object")
         if level is not None and not isinstance(level, str):
             raise ValueError(f"the hint level of {data['key']!r} is not a string")
-        return cls(data["key"], tuple((name, _field_from_json(value)) for name, value in fields.items()), level)
+        return cls(data["key"], tuple((name, _field_from_json(value, depth)) for name, value in fields.items()),
+                   level)
 
     def keys(self) -> list[str]:
         """Its key and its nested messages' keys, outermost first."""
@@ -147,11 +152,11 @@ def _field_json(value: Field) -> object:
     return value
 
 
-def _field_from_json(value: object) -> Field:
+def _field_from_json(value: object, depth: int) -> Field:
     if isinstance(value, Mapping):
         if set(value) == {"literal"} and isinstance(value["literal"], str):
             return Literal(value["literal"])
-        return Message.from_json(value)
+        return Message.from_json(value, depth + 1)
     if isinstance(value, _PLAIN):
         return value
     raise ValueError(f"a message field is not plain data: {type(value).__name__}")

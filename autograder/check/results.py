@@ -6,6 +6,7 @@ import dataclasses
 
 from autograder.catalog import messages
 from autograder.check.failure import Failure, render
+from autograder.protocol.sentences import to_wire
 
 # How reports mark each status; its word is the catalog's "report.<status>".
 STATUS_MARKS = {"passed": "✓", "failed": "✗", "not_checked": "–"}
@@ -120,6 +121,8 @@ class SubmissionResult:
                 "problem": self.problem,
                 "assignment_mismatch": self.assignment_mismatch,
                 "language": self.language,
+                # the notes of "output", each with its catalog reference: to say them in another language
+                "notes": [to_wire(note) for note in self.notes],
             },
         }
 

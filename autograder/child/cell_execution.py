@@ -13,6 +13,7 @@ from typing import AbstractSet
 from autograder.catalog import messages
 from autograder.child.stub_lines import raise_is_stub_body, stub_raise_lines
 from autograder.load.submission_source import CodeCell
+from autograder.protocol.sentences import from_wire, to_wire
 
 
 @dataclasses.dataclass
@@ -26,14 +27,16 @@ class LoadReport:
     stub_raises: set[tuple[str, int]] = dataclasses.field(default_factory=set)
 
     def to_json(self) -> dict:
-        return {"notes": self.notes, "not_implemented_cells": self.not_implemented_cells, "problems": self.problems}
+        """The JSON-able form sent over the pipe: each note with its catalog reference (protocol.sentences)."""
+        return {"notes": [to_wire(n) for n in self.notes], "not_implemented_cells": self.not_implemented_cells,
+                "problems": [to_wire(n) for n in self.problems]}
 
     @classmethod
     def from_json(cls, data: dict) -> "LoadReport":
         return cls(
-            notes=[str(n) for n in data.get("notes", [])],
+            notes=[from_wire(n) for n in data.get("notes", [])],
             not_implemented_cells=[int(c) for c in data.get("not_implemented_cells", [])],
-            problems=[str(n) for n in data.get("problems", [])],
+            problems=[from_wire(n) for n in data.get("problems", [])],
         )
 
     def add_problem(self, note: str) -> None:

@@ -13,6 +13,8 @@ import dataclasses
 import enum
 from typing import Any
 
+from autograder.protocol.sentences import from_wire, to_wire
+
 MAX_TEXT = 2000
 MAX_ITEMS = 20
 
@@ -75,6 +77,8 @@ class ChildError:
             value = getattr(self, field.name)
             if value != field.default:
                 wire[field.name] = list(value) if isinstance(value, tuple) else value
+        if self.load_problems:  # the child's notes: each with its catalog reference (protocol.sentences)
+            wire["load_problems"] = [to_wire(problem) for problem in self.load_problems]
         return wire
 
     @classmethod
@@ -93,7 +97,9 @@ class ChildError:
                    type_name=_text(raw.get("type_name")),
                    not_implemented_cells=tuple(n for n in _items(raw.get("not_implemented_cells"))
                                                if type(n) is int),
-                   load_problems=_texts(raw.get("load_problems")), similar=_texts(raw.get("similar")),
+                   load_problems=tuple(_sentence(p) for p in _items(raw.get("load_problems"))
+                                       if isinstance(p, (str, dict))),
+                   similar=_texts(raw.get("similar")),
                    stub=raw.get("stub") is True)
 
     @property
@@ -120,6 +126,13 @@ def _text(value: object) -> str:
 
 def _items(value: object) -> list:
     return value[:MAX_ITEMS] if isinstance(value, list) else []
+
+
+def _sentence(value: object) -> str:
+    """A note of the child's (protocol.sentences), cut to MAX_TEXT like any text (a sentence that fits keeps its
+    reference)."""
+    said = from_wire(value)
+    return said if len(said) <= MAX_TEXT else said[:MAX_TEXT]
 
 
 def _texts(value: object) -> tuple[str, ...]:

@@ -2,7 +2,8 @@
 
 results.json holds each failed check's feedback in the run's language ("output")
 and its failure as data (extra_data.failure: kind, call, and each catalog
-sentence as its key and fields, check/failure.py). Any output can say the same
+sentence as its key and fields, check/failure.py), and the submission's notes
+as data too (extra_data.notes, as protocol/sentences.py writes them). Any output can say the same
 stored result in English or Korean from that data: the feedback, the check's
 name and the language it names. Text that is not a catalog sentence (the
 student's values, JAX's error text) is said as it is; a test whose failure the
@@ -15,16 +16,27 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.catalog import messages
-from autograder.catalog.message_ref import Message
+from autograder.catalog.message_ref import Message, Sentence
 from autograder.check.failure import Failure, render
+from autograder.protocol.sentences import from_wire
 from autograder.reports.result_json import check_id, mapping, mappings
 
 
 def results_said_in(results: dict[str, Any], language: str) -> dict[str, Any]:
     """A copy of the results.json dict `results` with every test said in `language` (see test_said_in)."""
     extra = {**mapping(results.get("extra_data")), "language": language}
-    return {**results, "tests": [test_said_in(test, language) for test in mappings(results.get("tests"))],
+    said = {**results, "tests": [test_said_in(test, language) for test in mappings(results.get("tests"))],
             "extra_data": extra}
+    if isinstance(extra.get("notes"), list):  # the notes "output" holds, kept as data
+        said["output"] = "\n".join(_note_in(note, language) for note in extra["notes"])
+    return said
+
+
+def _note_in(note: object, language: str) -> str:
+    """A note of results.json's extra_data.notes said in `language`; one whose reference the catalog cannot
+    say, as its text."""
+    said = from_wire(note)
+    return messages.said_in(said.message, language) if isinstance(said, Sentence) else said
 
 
 def test_said_in(test: dict[str, Any], language: str) -> dict[str, Any]:
