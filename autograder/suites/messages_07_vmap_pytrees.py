@@ -17,6 +17,7 @@ ENGLISH: dict[str, str] = {
     "07_vmap_pytrees.pairwise_distances.mistake.squared": "The values are exactly the squared distances: the square root of the sum of squares is missing.",
     "07_vmap_pytrees.pairwise_distances.mistake.transposed": "The values are exactly the distances with rows and columns swapped: entry [i, j] must be the distance from xs[i] to ys[j], so the inner `vmap` runs over ys and the outer one over xs.",
     "07_vmap_pytrees.batched_predict.mistake.relu_on_last": "The values are exactly the network's outputs with ReLU applied to the last layer too: the last layer is linear, so its negative outputs must stay negative.",
+    "07_vmap_pytrees.batched_predict.mistake.tanh_hidden": "The values are exactly the network's outputs with `tanh` as the activation of the hidden layers: the exercise's hidden layers apply ReLU (`jax.nn.relu`), and the last layer none.",
 }
 
 IDEAS: dict[str, str] = {

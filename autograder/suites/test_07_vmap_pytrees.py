@@ -169,10 +169,14 @@ def _layers(rng, widths):
             for n_in, n_out in itertools.pairwise(widths)]
 
 
-def _predict(params, xs, *, relu_last=False):
+def _relu(h):
+    return np.maximum(h, 0.0)
+
+
+def _predict(params, xs, *, relu_last=False, hidden=_relu):
     h = xs.astype(np.float64)
     for layer in params[:-1]:
-        h = np.maximum(h @ layer["weights"] + layer["biases"], 0.0)
+        h = hidden(h @ layer["weights"] + layer["biases"])
     out = h @ params[-1]["weights"] + params[-1]["biases"]
     return (np.maximum(out, 0.0) if relu_last else out).astype(F32)
 
@@ -180,6 +184,10 @@ def _predict(params, xs, *, relu_last=False):
 BATCHED_PREDICT_MISTAKES = (
     Mistake("07_vmap_pytrees.batched_predict.mistake.relu_on_last",
             lambda params, xs: _predict(params, xs, relu_last=True)),
+    # tanh in the hidden layers: the outputs mix the hidden values linearly, so no relation between the output
+    # values tells it; the network computed with tanh does.
+    Mistake("07_vmap_pytrees.batched_predict.mistake.tanh_hidden",
+            lambda params, xs: _predict(params, xs, hidden=np.tanh)),
 )
 
 
