@@ -98,12 +98,44 @@ def test_the_process_that_merges_device_counts_never_imports_jax(package_with_de
 
         def each_count(arguments, counts):
             asked.append(list(counts))
+            return device_checks.Started(arguments, [])
+
+        def merged(started):
             return SubmissionResult(name="10_parallel", path=sys.argv[2], assignment="10_parallel", seed=0,
                                     checks=[CheckResult("global_mean", "correct", 1.0, 1.0, True, "")])
 
-        device_checks.check_with_each_count = each_count
+        device_checks.start_each_count, device_checks.merged = each_count, merged
         code = cli.main(["--lang", "en", "check", sys.argv[2]])
         print(json.dumps({"code": code, "counts": asked, "jax": "jax" in sys.modules,
                           "numpy": "numpy" in sys.modules}))
     """, str(package_with_device_counts), str(submission))
     assert found == {"code": 0, "counts": [[2, 4]], "jax": False, "numpy": False}
+
+
+def test_processes_started_for_a_notebook_that_turns_out_unreadable_are_stopped(package_with_device_counts,
+                                                                              tmp_path):
+    """The device counts' processes start before the notebook is read, for the assignment its name says; a
+    notebook that cannot be read leaves none of them running."""
+    notebook = tmp_path / "10_parallel.ipynb"
+    notebook.write_text("{ not a notebook", encoding="utf-8")
+    found = _run("""
+        import json, subprocess, sys
+        from pathlib import Path
+        from autograder.student import cli, device_checks, recorded
+
+        package = recorded.Package
+        recorded.Package = lambda: package(Path(sys.argv[1]))
+        started = []
+
+        def each_count(arguments, counts):
+            process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            started.append((arguments, process))
+            return device_checks.Started(arguments, [(count, process) for count in counts[:1]])
+
+        device_checks.start_each_count = each_count
+        code = cli.main(["--lang", "en", "check", sys.argv[2]])
+        print(json.dumps({"code": code, "started": [arguments[-1] for arguments, _ in started],
+                          "running": [process.poll() is None for _, process in started]}))
+    """, str(package_with_device_counts), str(notebook))
+    assert found == {"code": 1, "started": ["10_parallel"], "running": [False]}

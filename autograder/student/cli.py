@@ -62,14 +62,13 @@ def _checked(args) -> int:
     compile_speed.add_to_environment(os.environ)
     from autograder.student import jax_support
 
-    language = _notebook_language(args.path)
+    language, declared = _notebook_metadata(args.path)
     with messages.using(language):
         # JAX itself is imported where the checks run: in this process, or only in those of the device counts.
         problem = jax_support.version_problem()
         if problem is not None:
             print(problem.sentence(in_notebook=False), file=sys.stderr)
             return 2
-    from autograder.load.submission_source import SubmissionError, read
     from autograder.student import recorded
     from autograder.student.recorded import Package
     from autograder.student.strings import text
@@ -86,16 +85,27 @@ def _checked(args) -> int:
                   file=sys.stderr)
             return 2
     with messages.using(language):
+        # The processes of an assignment checked with several device counts start before this one reads the
+        # notebook; they are stopped if it turns out to be unreadable or of another assignment.
+        early = _started_early(args, package, declared)
+        from autograder.load.submission_source import SubmissionError, read
+
         try:
-            source = read(args.path)
-        except SubmissionError as error:
-            print(error)
-            return 1
-        assignment = _assignment(source, package, args.assignment)
-        if assignment is None:
-            print(messages.text("load.unknown_assignment", path=args.path, known=", ".join(package.assignments)))
-            return 1
-        result = _result(args, package, source, assignment)
+            try:
+                source = read(args.path)
+            except SubmissionError as error:
+                print(error)
+                return 1
+            assignment = _assignment(source, package, args.assignment)
+            if assignment is None:
+                print(messages.text("load.unknown_assignment", path=args.path, known=", ".join(package.assignments)))
+                return 1
+            result = _result(args, package, source, assignment, early)
+        finally:
+            if early is not None:
+                from autograder.student import device_checks
+
+                device_checks.stop(early)  # nothing left running once the checks have ended
         if isinstance(result, int):
             return result
         from autograder.student.checking import render_result
@@ -104,14 +114,36 @@ def _checked(args) -> int:
     return 0 if result.all_passed else 1
 
 
-def _result(args, package, source, assignment: str):
-    """The checks' result for `assignment`, or the exit status when there is none to show."""
+def _started_early(args, package, declared: str | None):
+    """device_checks.Started for the assignment the command line, the notebook's metadata or its file name
+    names (as `_assignment` will find it from the notebook), where it is checked with several device counts;
+    else None."""
+    from autograder.student import device_checks
+
+    if device_checks.forced_count() is not None:
+        return None
+    assignment = next((name for name in (args.assignment, declared) if name in package.assignments), None)
+    if assignment is None:
+        assignment = next((name for name in sorted(package.assignments, key=len, reverse=True)
+                           if name in args.path.stem), None)
+    if assignment is None or not package.device_counts(assignment):
+        return None
+    return device_checks.start_each_count(_child_arguments(args, assignment), package.device_counts(assignment))
+
+
+def _result(args, package, source, assignment: str, early=None):
+    """The checks' result for `assignment`, or the exit status when there is none to show. `early`: the device
+    counts' processes `_started_early` started, used if they check this assignment."""
     from autograder.student import device_checks, jax_support
 
     counts = package.device_counts(assignment)
     if counts and device_checks.forced_count() is None:
+        arguments = _child_arguments(args, assignment)
+        started = early if early is not None and early.arguments == arguments else None
         try:  # one fresh process per device count, as grading checks this assignment
-            return device_checks.check_with_each_count(_child_arguments(args, assignment), counts)
+            if started is None:
+                started = device_checks.start_each_count(arguments, counts)
+            return device_checks.merged(started)
         except device_checks.DeviceCheckFailed as error:
             problem = jax_support.problem()  # a JAX that fails to import fails there first: say that, not this
             said = (problem.sentence(in_notebook=False) if problem is not None else
@@ -166,13 +198,14 @@ def _assignment(source, package, override: str | None) -> str | None:
     return None
 
 
-def _notebook_language(path: Path) -> str | None:
-    """The notebook's own language (metadata autograder.language), if it says one."""
+def _notebook_metadata(path: Path) -> tuple[str | None, str | None]:
+    """The notebook's own language and assignment (metadata autograder.language and .assignment), where it
+    says them."""
     if path.suffix != ".ipynb":
-        return None
+        return None, None
     try:
-        language = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("autograder",
-                                                                                        {}).get("language")
+        section = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("autograder", {})
+        language, assignment = section.get("language"), section.get("assignment")
     except (OSError, ValueError, AttributeError):
-        return None
-    return language if isinstance(language, str) else None
+        return None, None
+    return (language if isinstance(language, str) else None, assignment if isinstance(assignment, str) else None)

@@ -38,8 +38,21 @@ def forced_count() -> int | None:
     return int(value) if value.isdigit() else None
 
 
+@dataclasses.dataclass
+class Started:
+    """The processes of `start_each_count`, one per device count, with the arguments they were started with."""
+
+    arguments: list[str]
+    processes: list[tuple[int, subprocess.Popen]]
+
+
 def check_with_each_count(arguments: list[str], counts: tuple[int, ...]) -> SubmissionResult:
     """The merged result of `autograder <arguments>` run once per count in `counts`, each in a fresh process."""
+    return merged(start_each_count(arguments, counts))
+
+
+def start_each_count(arguments: list[str], counts: tuple[int, ...]) -> Started:
+    """`autograder <arguments>` started once per count in `counts`, each in a fresh process; `merged` waits."""
     processes = []
     for count in counts:
         # JAX_NUM_CPU_DEVICES from JAX 0.5.1 on; XLA's own flag in every release of the range.
@@ -49,14 +62,31 @@ def check_with_each_count(arguments: list[str], counts: tuple[int, ...]) -> Subm
         processes.append((count, subprocess.Popen([sys.executable, "-m", "autograder", *arguments],
                                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                                   env=environment)))
+    return Started(list(arguments), processes)
+
+
+def stop(started: Started) -> None:
+    """End the processes of `started` that are still running (a check that turned out not to need them)."""
+    for _, process in started.processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def merged(started: Started) -> SubmissionResult:
+    """The merged result of the processes of `started`, once each has ended; DeviceCheckFailed (the others
+    stopped) when one ended without a result."""
+    processes = started.processes
     runs = []
     for count, process in processes:
         out, err = process.communicate()
         try:
             result = result_from_json(out.strip().splitlines()[-1])
         except (IndexError, ValueError, KeyError, TypeError):
-            for _, other in processes:
-                other.kill()
+            stop(started)
             raise DeviceCheckFailed(f"the check with {count} devices exited with {process.returncode}: "
                                     f"{(err.strip().splitlines() or [''])[-1][:300]}") from None
         runs.append((count, result))
