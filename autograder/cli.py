@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     # before the parser so that its --help is in that language, and carried as values from here on.
     with messages.speaking(messages.asked_for(arguments)):
         args = _parser().parse_args(arguments)
-        with messages.hinting(args.hints):
+        with messages.hinting(args.hints or messages.hint_level_override()):
             return _run_command(args)
 
 

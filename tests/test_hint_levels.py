@@ -55,9 +55,24 @@ def test_grading_toml_sets_the_level_of_grading_feedback(config, seed):
     assert RECIPE_CODE in _single_where_feedback(recipe, seed)
 
 
-def test_the_hints_variable_overrides_grading_toml_for_one_run(config, seed, monkeypatch):
+def test_the_hints_variable_overrides_grading_toml_for_one_run(monkeypatch, capsys):
+    """Read where the kit is entered (here a command line), and held: grading.toml's check level is "api"."""
+    from autograder import cli
+
     monkeypatch.setenv(messages.HINT_LEVEL_VARIABLE, "recipe")
-    assert RECIPE_CODE in _single_where_feedback(config, seed)
+    assert cli.main(["--config", str(REPO / "grading.toml"), "check", str(SINGLE_WHERE), "--assignment", "02_where",
+                     "--exercise", "safe_log", "--seed", "3"]) == 1
+    assert RECIPE_CODE in capsys.readouterr().out
+
+
+def test_the_hints_variable_is_read_once_where_the_kit_is_entered(config, seed, monkeypatch):
+    """A check cell's call holds the level it found on entry: the variable changed later (by the student's own
+    code, while it is checked) changes no hint; outside any entry point it is not read at all."""
+    monkeypatch.setenv(messages.HINT_LEVEL_VARIABLE, "idea")
+    with messages.entering():
+        monkeypatch.setenv(messages.HINT_LEVEL_VARIABLE, "recipe")
+        assert messages.hint_level() == "idea"
+    assert RECIPE_CODE not in _single_where_feedback(config, seed)
 
 
 def test_an_unknown_level_in_grading_toml_is_refused_with_the_choices(tmp_path):

@@ -25,8 +25,11 @@ def _said() -> str:
 @pytest.fixture
 def no_language(monkeypatch):
     """No language held and no variable set; whatever a test sets is undone after it."""
-    monkeypatch.delenv(messages.LANGUAGE_VARIABLE, raising=False)
+    # Set, then deleted: so that monkeypatch restores the variable's absence too, whatever a test writes to it.
+    monkeypatch.setenv(messages.LANGUAGE_VARIABLE, "en")
+    monkeypatch.delenv(messages.LANGUAGE_VARIABLE)
     monkeypatch.setattr(messages, "_run_language", None)
+    monkeypatch.setattr(messages, "_run_hints", None)
     return monkeypatch
 
 

@@ -486,21 +486,25 @@ def speaking(name: str | None):
 
 @contextlib.contextmanager
 def entering():
-    """An entry point no command line started (a check cell's call in a notebook's kernel): $AUTOGRADER_LANG is
-    read once, here, and held for the block; a language an outer entry point holds (a command's, nbgrader's
-    process's) is kept as it is."""
+    """An entry point no command line started (a check cell's call in a notebook's kernel): $AUTOGRADER_LANG and
+    $AUTOGRADER_HINTS are read once, here, and held for the block; what an outer entry point holds (a command's,
+    nbgrader's process's) is kept as it is."""
+    held_hints = _run_hints or hint_level_override()
     if _run_language is not None:
-        yield
+        with hinting(held_hints):
+            yield
         return
-    with speaking(from_environment()):
+    with speaking(from_environment()), hinting(held_hints):
         yield
 
 
-def hold(name: str | None) -> None:
-    """Make `name` the language of this whole process from now on (nbgrader's process, which the kit enters
-    through nbgrader_config.py and never leaves): as `speaking`, without a block."""
-    global _run_language
+def hold(name: str | None, hints: str | None = None) -> None:
+    """Make `name` the language of this whole process from now on, and `hints` its hint level if given
+    (nbgrader's process, which the kit enters through nbgrader_config.py and never leaves): as `speaking` and
+    `hinting`, without a block."""
+    global _run_language, _run_hints
     _run_language = normalize(name)
+    _run_hints = check_hint_level(hints, where="$" + HINT_LEVEL_VARIABLE) if hints else _run_hints
 
 
 def run_language() -> str | None:
@@ -675,9 +679,10 @@ _run_hints: str | None = None
 
 
 def hint_level() -> str:
-    """How much a hint shows now: the run's --hints (`hinting`), else $AUTOGRADER_HINTS, else `hints_at(...)`,
-    else "api"."""
-    return _run_hints or hint_level_override() or _hint_level.get() or DEFAULT_HINT_LEVEL
+    """How much a hint shows now: the level the entry point holds (a command's --hints, else $AUTOGRADER_HINTS
+    read there: `hinting`, `entering`, `hold`), else `hints_at(...)`, else "api". The environment is not read
+    here: an entry point read it."""
+    return _run_hints or _hint_level.get() or DEFAULT_HINT_LEVEL
 
 
 @contextlib.contextmanager
@@ -693,7 +698,7 @@ def hinting(level: str | None):
 
 
 def hint_level_override() -> str | None:
-    """$AUTOGRADER_HINTS if it names a level (set by --hints), else None."""
+    """$AUTOGRADER_HINTS if it names a level, else None: read by an entry point only, which holds it."""
     value = os.environ.get(HINT_LEVEL_VARIABLE, "").strip().lower()
     if value in HINT_LEVELS:
         return value

@@ -654,7 +654,7 @@ def _why_not_reusable(item: BatchItem, digest: str | None, out: OutDir, run: Run
     recorded = extra.get("settings")
     assignment = recorded.get("assignment") if isinstance(recorded, dict) else None
     current = grading_settings(run.config, run.seed, assignment if assignment in run.config.assignments else None,
-                               run.sandbox)
+                               run.sandbox, run.hints)
     changed = changed_settings(recorded, current)
     if changed:
         return messages.text("batch.resume_reason.settings_changed", what=", ".join(changed))

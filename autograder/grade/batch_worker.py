@@ -176,7 +176,7 @@ class _Worker:
             data["extra_data"]["student"] = job.get("student")
             data["extra_data"]["content_sha256"] = job.get("content_sha256")
             data["extra_data"]["settings"] = grading_settings(self.config, self.run.seed, result.assignment,
-                                                              self.run.sandbox)
+                                                              self.run.sandbox, self.run.hints)
             runner = self._program_runner
             data["extra_data"]["grading"] = {"seconds": round(seconds, 3), **self._memory(resources),
                                              "runner_seconds": round(runner.busy_seconds - runner_before[0], 3),

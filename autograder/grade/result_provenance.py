@@ -20,7 +20,6 @@ import json
 import platform
 from pathlib import Path
 
-from autograder.catalog import messages
 from autograder.check.runner import suite_path
 from autograder.grading_config import GradingConfig
 from autograder.load import regular_file
@@ -44,8 +43,9 @@ def content_digest(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def grading_settings(config: GradingConfig, seed: int, assignment: str | None, sandbox: str) -> dict:
-    """Everything besides the submission that decides its result."""
+def grading_settings(config: GradingConfig, seed: int, assignment: str | None, sandbox: str,
+                     hints: str | None) -> dict:
+    """Everything besides the submission that decides its result (`hints`: the level the run asked for, if any)."""
     suite = suite_path(assignment or "")  # the kit's suite, or the course's own (course_suites)
     try:
         suite_digest = hashlib.sha256(suite.read_bytes()).hexdigest()[:16] if assignment else None
@@ -62,7 +62,7 @@ def grading_settings(config: GradingConfig, seed: int, assignment: str | None, s
         "points": hashlib.sha256(points.encode()).hexdigest()[:16],
         "limits": [config.limits.submission_seconds, config.limits.load_seconds, config.limits.call_seconds],
         "sandbox": sandbox,
-        "hints": messages.hint_level_override() or config.hint_level("grade"),
+        "hints": hints or config.hint_level("grade"),
     }
 
 

@@ -128,9 +128,9 @@ def run_settings(run: RunOptions) -> dict:
     feedback language chosen for the run (--lang or $AUTOGRADER_LANG).
     """
     config, seed, sandbox = run.config, run.seed, run.sandbox
-    settings = grading_settings(config, seed, None, sandbox)
+    settings = grading_settings(config, seed, None, sandbox, run.hints)
     del settings["suite"], settings["points"]
-    per_assignment = {a: grading_settings(config, seed, a, sandbox) for a in config.assignments}
+    per_assignment = {a: grading_settings(config, seed, a, sandbox, run.hints) for a in config.assignments}
     settings["suites"] = {a: s["suite"] for a, s in per_assignment.items()}
     settings["points"] = {a: s["points"] for a, s in per_assignment.items()}
     settings["assignment"] = run.assignment

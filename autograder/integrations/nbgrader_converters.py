@@ -150,7 +150,7 @@ def install() -> None:
     enters nbgrader's process, so $AUTOGRADER_LANG is read here, once (messages.hold)."""
     from nbgrader.apps import api, autogradeapp, generatefeedbackapp
 
-    messages.hold(messages.from_environment())
+    messages.hold(messages.from_environment(), hints=messages.hint_level_override())
 
     for module, name, replacement in ((autogradeapp, "Autograde", KitAutograde), (api, "Autograde", KitAutograde),
                                       (generatefeedbackapp, "GenerateFeedback", KitFeedback),

@@ -23,9 +23,9 @@ def run() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
-    # The run's language (--lang, else $AUTOGRADER_LANG, else each notebook's own): read here once, before the
-    # parser so that its --help is in it too, and a value of the run from here on.
-    with messages.speaking(messages.asked_for(arguments)):
+    # The run's language (--lang, else $AUTOGRADER_LANG, else each notebook's own) and hint level
+    # ($AUTOGRADER_HINTS): read here once, before the parser so that its --help is in it too, and held from here on.
+    with messages.speaking(messages.asked_for(arguments)), messages.hinting(messages.hint_level_override()):
         args = _parsed(arguments)
         return args.command(args)
 

@@ -73,8 +73,8 @@ def test_a_worker_records_the_settings_the_parent_compares(tmp_path):
     (tmp_path / "course").mkdir()
     config = grading_config.load(course_config(tmp_path / "course", (REPO / "grading.toml").read_text()))
     in_worker = RunOptions.from_json(RunOptions(config, SEED, "os").to_json())
-    recorded = grading_settings(in_worker.config, SEED, ASSIGNMENT, "os")
-    assert recorded == grading_settings(config, SEED, ASSIGNMENT, "os")
+    recorded = grading_settings(in_worker.config, SEED, ASSIGNMENT, "os", in_worker.hints)
+    assert recorded == grading_settings(config, SEED, ASSIGNMENT, "os", None)
 
 
 def test_the_kit_digest_follows_its_code_not_its_version_number(tmp_path):
