@@ -165,3 +165,12 @@ def test_a_results_notes_are_said_in_the_other_language_too(korean):
     assert stored["output"] == "\n".join(notes)
     english = results_said_in(stored, "en")["output"].splitlines()
     assert english == [messages.ENGLISH["load.cell_not_implemented"].format(cell=2), "plain text of the run"]
+
+
+def test_a_missing_function_keeps_the_reference_of_the_cell_that_raised(korean):
+    from autograder.check.submission import _missing_feedback
+
+    problem = messages.text("load.cell_raised", cell=1, error_type="ImportError", error="no PositionalSharding")
+    said = _missing_feedback("shard_rows", (), [problem])
+    english = messages.said_in(said.message, "en")  # type: ignore[attr-defined]
+    assert HANGUL.search(said) and not HANGUL.search(english) and "no PositionalSharding" in english

@@ -487,7 +487,8 @@ def _missing_feedback(function: str, not_implemented_cells: Any, load_problems: 
     if isinstance(similar, (list, tuple)) and similar and isinstance(similar[0], str):
         feedback = joined(" ", feedback, messages.text("call.did_you_mean", function=function,
                                                        similar=similar[0][:100]))
-    problems = [str(p) for p in (load_problems or [])][:3]
+    # A note of the child's is a sentence with its reference (protocol.sentences): kept, not made text again.
+    problems = [p if isinstance(p, str) else str(p) for p in (load_problems or [])][:3]
     return joined("\n", feedback, *problems)
 
 
