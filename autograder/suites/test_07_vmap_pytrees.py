@@ -31,6 +31,7 @@ from autograder.suites.api import (
     comparing_values,
     describe_call,
     expect_output,
+    fail,
     graded,
     relation_hint,
     sizes_for,
@@ -234,8 +235,8 @@ def test_batched_predict_batch_of_one(submission, rng, seed):
     actual = submission.call("batched_predict", params, xs)
     call = describe_call("batched_predict", (params, xs), {})
     if isinstance(actual, np.ndarray) and actual.shape != expected.shape:
-        raise AssertionError(text("check.wrong_shape", call=call, actual=actual.shape,
-                                           expected=expected.shape) + "\n" + _fix("batched_predict", "batch_of_one"))
+        raise fail(text("check.wrong_shape", call=call, actual=actual.shape, expected=expected.shape),
+                   advice=_fix("batched_predict", "batch_of_one"))
     with comparing_values(hint=_fix("batched_predict", "values")):
         assert_close(actual, expected, call=call, rtol=RTOL, atol=ATOL, check_dtype=True)
 
