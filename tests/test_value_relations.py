@@ -21,6 +21,8 @@ F32 = np.float32
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((4, 6)).astype(F32)
 POSITIVE = (np.abs(X) + 0.5).astype(F32)
+# Both signs and some exact zeros, as the input of safe_log.
+SIGNS = np.where(RNG.random(12) < 0.25, 0, RNG.standard_normal(12)).astype(F32)
 
 
 def _softmax(x):
@@ -44,6 +46,9 @@ CASES = {
     "relation.floored": (np.maximum(X, F32(1e-6)), X, ()),
     "relation.extra_function": (np.log(_softmax(X)).astype(F32), X, ()),
     "relation.missing_function": (POSITIVE ** 2, POSITIVE, ()),
+    # log(x + eps) for a log guarded to give 0 where x <= 0: NaN below -eps, log(eps) at 0.
+    "relation.constant_inside": (np.log(SIGNS + F32(1e-6)).astype(F32),
+                                 np.where(SIGNS > 0, np.log(np.where(SIGNS > 0, SIGNS, 1)), 0).astype(F32), (SIGNS,)),
     "relation.partial_step": (np.asarray(0.5 + 0.1 * (2.0 - 0.5), F32), np.asarray(2.0, F32),
                               ("quartic", np.asarray(0.5, F32), 1)),
     # Parameters in a dict: the step of a sum over 4 devices where the mean is meant, from each parameter.

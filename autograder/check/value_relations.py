@@ -4,7 +4,8 @@ A known mistake (check/known_mistakes.py) is declared by a suite with its
 reference. The relations here need no declaration: they read only the
 student's output, the expected one and the call's arguments, and say how the
 two are related when one relation accounts for every entry compared: a
-constant added, a scale, a clip from below, one entry too many, axes swapped,
+constant added (to the value, or inside a log or a square root), a scale, a clip
+from below, one entry too many, axes swapped,
 the order reversed, the sign flipped, NaN where the value is defined, an elementwise function
 too many or too few, a step taken only part of the way or a multiple of it, values in 64 bits where JAX computes
 32. Each is said as an observation in the student's terms with what code
@@ -190,6 +191,35 @@ def not_finite_where_defined(got: np.ndarray, want: np.ndarray, starts: list) ->
     if not bad.any() or not np.allclose(g[~bad], w[~bad], rtol=RTOL, atol=ATOL, equal_nan=True):
         return None
     return Found("relation.not_finite", {"count": str(int(bad.sum())), "size": str(g.size)})
+
+
+# Functions undefined below 0 that code keeps defined at 0 by adding a small constant to their input, with the
+# inverse that reads the constant back from the value at 0.
+SHIFTED_INSIDE: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[float], float]]] = {
+    "jnp.log": (np.log, np.exp),
+    "jnp.sqrt": (np.sqrt, np.square),
+}
+
+
+def constant_inside(got: np.ndarray, want: np.ndarray, starts: list) -> Found | None:
+    """The function of the argument plus a small constant on every entry, NaN where it is still undefined (an
+    `eps` added inside a log or a square root): the constant is read from an entry where the argument is 0."""
+    if got.shape != want.shape or got.size < 2:
+        return None
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    for start in starts:
+        at_zero = start == 0
+        if not at_zero.any() or not np.all(np.isfinite(g[at_zero])):
+            continue
+        with np.errstate(all="ignore"):
+            for name, (function, inverse) in SHIFTED_INSIDE.items():
+                eps = float(inverse(float(np.median(g[at_zero]))))
+                if not 0 < eps <= SMALL:
+                    continue
+                shifted = function(start + eps)
+                if _same(g, shifted) and not _same(w, shifted):
+                    return Found("relation.constant_inside", {"function": name, "offset": _number(eps)})
+    return None
 
 
 def one_entry_more_or_less(got: np.ndarray, want: np.ndarray, starts: list) -> Found | None:
@@ -394,6 +424,6 @@ def _round(fraction: float) -> bool:
     return any(abs(fraction - round(fraction * d) / d) < 1e-4 for d in ROUND_DENOMINATORS)
 
 
-FINDERS: tuple[Finder, ...] = (wider_dtype, not_finite_where_defined, one_entry_more_or_less, padded_ends,
-                               axes_swapped, reversed_order, shifted_by_one, flipped_sign, partial_step, scaled,
-                               floored, offset, elementwise_function)
+FINDERS: tuple[Finder, ...] = (wider_dtype, not_finite_where_defined, constant_inside, one_entry_more_or_less,
+                               padded_ends, axes_swapped, reversed_order, shifted_by_one, flipped_sign, partial_step,
+                               scaled, floored, offset, elementwise_function)
