@@ -174,3 +174,12 @@ def test_a_missing_function_keeps_the_reference_of_the_cell_that_raised(korean):
     said = _missing_feedback("shard_rows", (), [problem])
     english = messages.said_in(said.message, "en")  # type: ignore[attr-defined]
     assert HANGUL.search(said) and not HANGUL.search(english) and "no PositionalSharding" in english
+
+
+def test_a_hint_is_said_in_the_other_language_at_the_level_it_was_said_at():
+    with messages.hints_at("idea"):
+        hint = messages.text("02_where.safe_log.double_where")
+    assert hint.message.level == "idea" and hint == messages.ENGLISH["02_where.safe_log.double_where.idea"]
+    with messages.hints_at("recipe"):
+        korean = messages.said_in(hint.message, "ko")
+    assert korean == messages.catalog("ko")["02_where.safe_log.double_where.idea"]
