@@ -6,11 +6,17 @@ without the kit's repository). Per assignment, on its solution notebook:
 
 - cold: the first `autograder check` on the machine (an empty compilation cache);
 - repeated: the same command again (the cache holds the first run's programs).
+
+Each figure is wall time; `*_cpu_seconds` beside it is the CPU time (user and
+system) of the command's whole process tree, which a busy machine changes far
+less than wall time. Run on its own, it prints the load average before and after.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -27,7 +33,8 @@ def student_venv(work: Path) -> Path:
     from autograder.student import wheel
 
     dist = work / "student-dist"
-    release.student_dist(grading_config.load(), dist)
+    with contextlib.redirect_stdout(sys.stderr):  # what release says, not into the timings printed
+        release.student_dist(grading_config.load(), dist)
     venv = work / "student-venv"
     subprocess.run([shutil.which("python3.11") or sys.executable, "-m", "venv", "--without-pip", str(venv)],
                    check=True)
@@ -48,15 +55,23 @@ def student_venv(work: Path) -> Path:
 
 def check_seconds(python: Path, notebook: Path, cache_home: Path, cwd: Path) -> float:
     """Wall time of the student package's `autograder check NOTEBOOK` with its caches under `cache_home`."""
+    return check_times(python, notebook, cache_home, cwd)[0]
+
+
+def check_times(python: Path, notebook: Path, cache_home: Path, cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user and system, every process it started included) of the student package's
+    `autograder check NOTEBOOK` with its caches under `cache_home`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "JAX_", "XLA_", "PYTHON"))}
     env["XDG_CACHE_HOME"] = str(cache_home)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     completed = subprocess.run([str(python.parent / "autograder"), "check", str(notebook)], capture_output=True,
                                text=True, cwd=cwd, env=env)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if completed.returncode != 0:
         raise RuntimeError(f"autograder check {notebook} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
-    return seconds
+    return seconds, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def timings(work: Path, assignments: list[str]) -> dict[str, dict[str, float]]:
@@ -68,9 +83,10 @@ def timings(work: Path, assignments: list[str]) -> dict[str, dict[str, float]]:
         notebook = folder / f"{assignment}.ipynb"
         shutil.copy(ROOT / "solutions" / assignment / f"{assignment}.ipynb", notebook)
         cache = folder / "cache"
-        cold = check_seconds(python, notebook, cache, folder)
-        repeated = check_seconds(python, notebook, cache, folder)
-        found[assignment] = {"cold_seconds": cold, "repeated_seconds": repeated}
+        cold, cold_cpu = check_times(python, notebook, cache, folder)
+        repeated, repeated_cpu = check_times(python, notebook, cache, folder)
+        found[assignment] = {"cold_seconds": cold, "repeated_seconds": repeated,
+                             "cold_cpu_seconds": cold_cpu, "repeated_cpu_seconds": repeated_cpu}
     return found
 
 
@@ -80,5 +96,7 @@ if __name__ == "__main__":
 
     sys.path.insert(0, str(ROOT))
     names = sys.argv[1:] or sorted(p.name for p in (ROOT / "solutions").iterdir() if p.name[:2].isdigit())
+    print(f"load average at the start: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as scratch:
         print(json.dumps(timings(Path(scratch), names), indent=1))
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}", file=sys.stderr)
