@@ -183,3 +183,15 @@ def test_a_hint_is_said_in_the_other_language_at_the_level_it_was_said_at():
     with messages.hints_at("recipe"):
         korean = messages.said_in(hint.message, "ko")
     assert korean == messages.catalog("ko")["02_where.safe_log.double_where.idea"]
+
+
+def test_what_happened_is_quoted_with_its_reference_in_another_sentence(korean):
+    from autograder.check.failure import CheckFailed, what_happened
+
+    first = messages.text("check.not_finite", call="f(x)", count=2)
+    error = CheckFailed(Failure(joined("\n", first, "  got: [nan nan]")))
+    quote = what_happened(error)
+    assert quote == first.rstrip(".") and isinstance(quote, Sentence)
+    english = messages.said_in(quote.message, "en")
+    assert english == messages.ENGLISH["check.not_finite"].format(call="f(x)", count=2).rstrip(".")
+    assert what_happened(AssertionError("plain text.\nassert x")) == "plain text"

@@ -113,6 +113,23 @@ def joined(separator: str, *parts: str) -> str:
     return Sentence(said, Message(JOINED, fields))
 
 
+# The key of a sentence said without some closing characters (`trimmed`): its fields are the sentence, then them.
+TRIMMED = "(trimmed)"
+
+
+def trimmed(said: str, chars: str) -> str:
+    """`said` without `chars` at its end (a sentence quoted inside another, without its period), said so in
+    every language."""
+    if not isinstance(said, Sentence):
+        return said.rstrip(chars)
+    return Sentence(said.rstrip(chars), Message(TRIMMED, (("sentence", said.message), ("chars", chars))))
+
+
+def said_trimmed(fields: Mapping[str, object]) -> str:
+    """A TRIMMED message, its sentence already said in a language."""
+    return str(fields["sentence"]).rstrip(str(fields["chars"]))
+
+
 def said_joined(fields: Mapping[str, object]) -> str:
     """A JOINED message's parts, already said in a language, said as one text."""
     separator, *parts = fields.values()

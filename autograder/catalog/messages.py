@@ -27,7 +27,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from autograder.catalog import assignment_catalogs, hint_ideas
-from autograder.catalog.message_ref import JOINED, Message, Sentence, fill, reference, said_joined
+from autograder.catalog.message_ref import (
+    JOINED,
+    TRIMMED,
+    Message,
+    Sentence,
+    fill,
+    reference,
+    said_joined,
+    said_trimmed,
+)
 
 ENGLISH: dict[str, str] = {
     # --- Loading a submission -------------------------------------------------
@@ -637,8 +646,8 @@ def text(key: str, **fields: object) -> str:
 def said_in(message: Message, name: str) -> str:
     """`message` said in language `name` (its nested messages too), at the hint level it was said at."""
     fields = {field: said_in(value, name) if isinstance(value, Message) else value for field, value in message.fields}
-    if message.key == JOINED:
-        return said_joined(fields)
+    if message.key in (JOINED, TRIMMED):
+        return said_joined(fields) if message.key == JOINED else said_trimmed(fields)
     if message.key.startswith(CHECK_NAME_PREFIX):
         return catalog(name).get(message.key) or message.key[len(CHECK_NAME_PREFIX):]
     if message.key in hint_ideas.IDEAS:
@@ -649,7 +658,7 @@ def said_in(message: Message, name: str) -> str:
 def sentence(message: Message) -> Sentence:
     """`message` (read from data: results.json, another process) said in the current language; a ValueError if
     the catalog does not know one of its keys or cannot say it with its fields."""
-    unknown = [key for key in message.keys() if not (key in ENGLISH or key in hint_ideas.IDEAS or key == JOINED
+    unknown = [key for key in message.keys() if not (key in ENGLISH or key in hint_ideas.IDEAS or key in (JOINED, TRIMMED)
                                                      or key.startswith(CHECK_NAME_PREFIX))]
     if unknown:
         raise ValueError(f"not a catalog key: {unknown[0]!r}")

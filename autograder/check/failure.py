@@ -23,7 +23,7 @@ import enum
 from collections.abc import Callable
 
 from autograder.catalog import messages
-from autograder.catalog.message_ref import Message, Sentence
+from autograder.catalog.message_ref import JOINED, Message, Sentence, trimmed
 
 
 class FailureKind(enum.Enum):
@@ -176,6 +176,28 @@ def failure_of(error: AssertionError) -> Failure:
     if isinstance(said, Sentence):  # raised with a catalog sentence itself: its reference is kept
         return Failure(detail=said)
     return Failure(detail=str(error).split("\nassert ")[0].strip())
+
+
+def what_happened(error: AssertionError) -> str:
+    """What `error` says happened, to quote inside another sentence: its detail's first line, without its
+    closing period. A catalog sentence that is that line (a wrong value's, before its excerpt) keeps its
+    reference, so the quote is said in the other language too.
+
+    Args:
+        error: the failure caught (a CheckFailed, a StudentCodeError, a plain AssertionError).
+
+    Returns:
+        The quote, e.g. "train_step(...) returned wrong values: 1 of 1 entries differ (...)".
+    """
+    detail = failure_of(error).detail
+    line = detail.split("\n", 1)[0]
+    message = detail.message if isinstance(detail, Sentence) else None
+    while message is not None and message.key == JOINED and dict(message.fields).get("separator") == "\n":
+        first = message.fields[1][1] if len(message.fields) > 1 else None
+        message = first if isinstance(first, Message) else None
+    if message is None or messages.said_in(message, messages.language()) != line:
+        return line.rstrip(".")
+    return trimmed(Sentence(line, message), ".")
 
 
 def rebuilt(error: AssertionError, failure: Failure) -> CheckFailed:

@@ -32,7 +32,7 @@ from autograder.check.expectations import (
     assert_uses_primitive,
     expected_error_feedback,
 )
-from autograder.check.failure import CheckFailed, Failure, fail, failure_of, with_advice, with_hint
+from autograder.check.failure import CheckFailed, Failure, fail, failure_of, what_happened, with_advice, with_hint
 from autograder.check.jax_error_hints import hint_key
 from autograder.check.known_mistakes import Mistake, named_mistake
 from autograder.check.pytest_plugin import graded, sizes_for
@@ -70,6 +70,7 @@ __all__ = [
     # a failure as a value: raised, given advice or a hint, marked as wrong values
     "fail",
     "failure_of",
+    "what_happened",
     "with_advice",
     "with_hint",
     "comparing_values",

@@ -38,6 +38,7 @@ from autograder.suites.api import (
     relation_hint,
     sizes_for,
     text,
+    what_happened,
     with_hint,
 )
 
@@ -404,7 +405,7 @@ def _train_step_problem(submission, fit_args) -> str | None:
 
 def _first_sentence(failure: AssertionError) -> str:
     """The first line of what happened, without its closing period, to quote inside another sentence."""
-    return failure_of(failure).detail.splitlines()[0].rstrip(".")
+    return what_happened(failure)
 
 
 def _absent(failure: AssertionError) -> bool:
