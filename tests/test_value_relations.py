@@ -47,7 +47,8 @@ CASES = {
     "relation.extra_function": (np.log(_softmax(X)).astype(F32), X, ()),
     "relation.missing_function": (POSITIVE ** 2, POSITIVE, ()),
     # log(x + eps) for a log guarded to give 0 where x <= 0: NaN below -eps, log(eps) at 0.
-    "relation.constant_inside": (np.log(SIGNS + F32(1e-6)).astype(F32),
+    "relation.constant_inside": (np.log(SIGNS + F32(1e-6), where=SIGNS + F32(1e-6) > 0,
+                                        out=np.full(SIGNS.shape, np.nan, F32)),
                                  np.where(SIGNS > 0, np.log(np.where(SIGNS > 0, SIGNS, 1)), 0).astype(F32), (SIGNS,)),
     "relation.partial_step": (np.asarray(0.5 + 0.1 * (2.0 - 0.5), F32), np.asarray(2.0, F32),
                               ("quartic", np.asarray(0.5, F32), 1)),
