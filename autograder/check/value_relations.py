@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from autograder.catalog import messages
+from autograder.catalog.message_ref import joined
 from autograder.check.compare import leaves
 
 # Entries closer than this (relative and absolute, on float64 copies) count as the same value; a little
@@ -110,7 +111,7 @@ def _with_count(found: Found, counts: dict[str, int]) -> str:
     named = [key for key, count in counts.items() if any(abs(abs(v) - count) < 1e-3 * count for v in values)]
     if len(named) != 1:
         return found.sentence()
-    return f"{messages.text(named[0], count=counts[named[0]])} {found.sentence()}"
+    return joined(" ", messages.text(named[0], count=counts[named[0]]), found.sentence())
 
 
 def _one_entry_scaled_by_count(got: np.ndarray, want: np.ndarray, counts: dict[str, int]) -> Found | None:
