@@ -11,6 +11,7 @@ which patches a suite's names, still finds them.
 
 from __future__ import annotations
 
+from autograder.catalog.message_ref import joined
 from autograder.catalog.messages import has as has_text
 from autograder.catalog.messages import text
 from autograder.check.calls_shown import describe_call, describe_grad_call
@@ -99,6 +100,7 @@ __all__ = [
     "describe_structure",
     "hint_key",
     "text",
+    "joined",
     "has_text",
     # types
     "Submission",

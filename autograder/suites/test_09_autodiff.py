@@ -38,6 +38,7 @@ from autograder.suites.api import (
     expect_output,
     expect_trace_count,
     graded,
+    joined,
     sizes_for,
     text,
     with_hint,
@@ -112,7 +113,7 @@ def _hessian_problem(rng, seed, f_name):
 
 
 def _returns_function_fix():
-    return _fix("hessian", "returns_function") + "\n" + _fix("hessian", "values")
+    return joined("\n", _fix("hessian", "returns_function"), _fix("hessian", "values"))
 
 
 @graded("hessian", "correct for the grader's functions")
