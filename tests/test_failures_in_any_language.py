@@ -195,3 +195,11 @@ def test_what_happened_is_quoted_with_its_reference_in_another_sentence(korean):
     english = messages.said_in(quote.message, "en")
     assert english == messages.ENGLISH["check.not_finite"].format(call="f(x)", count=2).rstrip(".")
     assert what_happened(AssertionError("plain text.\nassert x")) == "plain text"
+
+
+def test_a_nan_or_an_infinity_in_a_sentence_is_kept_as_its_text_so_results_json_stays_strict_json():
+    said = messages.text("check.wrong_values", call="f(x)", count=1, size=1, max_diff=float("nan"), rtol=0.0,
+                         atol=float("inf"), index="()", got="nan", expected="1")
+    data = Failure(said).to_json()
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+    assert Failure.from_json(data).detail == said and messages.said_in(said.message, "en") == said

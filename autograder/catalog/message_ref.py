@@ -9,8 +9,9 @@ the language it wants (`messages.said_in`), without editing text.
 A field is kept as data: a nested sentence as its own Message (a hint inside a
 piece of advice), str, int, float, bool and None as they are (the values a
 student's program gave are said as given, in every language), and any other
-object (a NumPy number, a dtype, a path) as a `Literal`: the text it was
-formatted to, with the template's format spec, when the sentence was said.
+object (a NumPy number, a dtype, a path; a NaN or an infinity, which strict JSON
+cannot hold) as a `Literal`: the text it was formatted to, with the template's
+format spec, when the sentence was said.
 A Message is plain JSON data both ways (`to_json`, `from_json`), never a
 pickled object: results.json and the student package's processes carry it.
 """
@@ -18,6 +19,7 @@ pickled object: results.json and the student package's processes carry it.
 from __future__ import annotations
 
 import dataclasses
+import math
 import string
 from collections.abc import Mapping
 from typing import Union
@@ -93,7 +95,7 @@ class Sentence(str):
 
 def reference(key: str, fields: Mapping[str, object], template: str, level: str | None = None) -> Message:
     """The Message of `key` said with `fields` from `template`: fields kept as data (see the module's docstring)."""
-    specs = _specs(template) if any(type(value) not in _PLAIN for value in fields.values()) else {}
+    specs = _specs(template) if not all(_is_plain(value) for value in fields.values()) else {}
     return Message(key, tuple((name, _field(value, specs.get(name, ("", None)))) for name, value in fields.items()),
                    level)
 
@@ -144,12 +146,18 @@ def fill(template: str, fields: Mapping[str, object]) -> str:
 def _field(value: object, spec: tuple[str, str | None]) -> Field:
     if isinstance(value, Sentence):
         return value.message
-    if type(value) in _PLAIN:
+    if _is_plain(value):
         return value  # type: ignore[return-value]
     format_spec, conversion = spec
     converted = repr(value) if conversion == "r" else ascii(value) if conversion == "a" else (
         str(value) if conversion == "s" else value)
     return Literal(format(converted, format_spec))
+
+
+def _is_plain(value: object) -> bool:
+    """Whether `value` is kept as it is: str, int, float, bool or None (a NaN or an infinity is not: strict JSON,
+    which Gradescope reads, has no token for it; it is kept as its text)."""
+    return type(value) in _PLAIN and not (type(value) is float and not math.isfinite(value))  # type: ignore[arg-type]
 
 
 def _specs(template: str) -> dict[str, tuple[str, str | None]]:
