@@ -98,29 +98,26 @@ def expect_output(
         check_dtype: the dtypes must match too.
         rtol: relative tolerance; by default the dtype's (float32: 1e-5).
         atol: absolute tolerance; by default the dtype's (float32: 1e-6).
-        hint: a catalog sentence naming the JAX idea behind the usual mistake, added
-            as "Hint: ..." when the values are wrong; or a function of the output
-            that returns the sentence only when the output shows its cause (a NaN
-            where the cause makes one), else None.
-        mistakes: the function's known mistakes (`Mistake`s, declared beside its
-            reference): when the wrong values are exactly what one of them gives
-            on these arguments, its sentence is the hint instead of `hint`.
-        on_devices: the function spreads its work over the grader's devices
-            (as with `rows_sharded`): a wrong value off by a factor of the
-            device count is said to be that.
-        **call_options: `Submission.call_with`'s options: `mode` ("plain", "jit",
-            "vmap", "grad_sum"), `static_argnums`, `static_argnames`, `argnums`,
-            `in_axes`, `key_reuse_check`.
+        hint: a catalog sentence naming the JAX idea behind the usual mistake, added as "Hint: ..."
+            when the values are wrong; or a function of the output that returns the sentence only
+            when the output shows its cause (a NaN where the cause makes one), else None.
+        mistakes: the function's known mistakes (`Mistake`s, declared beside its reference): when the
+            wrong values are exactly what one of them gives on these arguments, its sentence is the
+            hint instead of `hint`.
+        on_devices: the function spreads its work over the grader's devices (as with `rows_sharded`):
+            a wrong value off by a factor of the device count is said to be that.
+        **call_options: `Submission.call_with`'s options: `mode` ("plain", "jit", "vmap", "grad_sum"),
+            `static_argnums`, `static_argnames`, `argnums`, `in_axes`, `key_reuse_check`.
 
     Returns:
         What the function returned, as NumPy arrays in the output's structure.
 
     Raises:
-        AssertionError: the student reads the call (`mode(name(f32[17], 3))`), a
-            wrong structure, shape or dtype, or how many values differ with the
-            first difference and an excerpt of its row; then the hint.
-        StudentCodeError: the function is missing or raised; the student reads
-            the error, where it happened and the hint for a JAX error.
+        AssertionError: the student reads the call (`mode(name(f32[17], 3))`), a wrong structure,
+            shape or dtype, or how many values differ with the first difference and an excerpt of
+            its row; then the hint.
+        StudentCodeError: the function is missing or raised; the student reads the error, where it
+            happened and the hint for a JAX error.
     """
     kwargs = dict(kwargs or {})
     actual = submission.call_with(function, args, kwargs, **call_options)
