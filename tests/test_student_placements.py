@@ -41,13 +41,13 @@ from autograder.check.submission import Submission
 from autograder.integrations.release import STUDENT_SEED, record_one
 from autograder.load.submission_source import read
 from autograder.sandbox.inprocess import InProcessTransport, load_namespace
-from autograder.student import recorded, replay
+from autograder.student import learned_sentences, recorded, replay
 
 root, assignment, files = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
 data = Path(tempfile.mkdtemp())
 record_one(assignment, grading_config.load(root / "grading.toml"), data, STUDENT_SEED, root)
 record, arrays = recorded.read(assignment, data)
-replay.learn_hints(record.get("hints", {}))
+learned_sentences.learn_hints(record.get("hints", {}))
 found = {}
 for language in ("en", "ko"):
     with messages.using(language):

@@ -181,6 +181,18 @@ def read(assignment: str, directory: Path = DATA, devices: int | None = None) ->
     return record, arrays
 
 
+def read_sentences(assignment: str, directory: Path | None = None) -> list[dict]:
+    """The JSON of every record of `assignment` (one per device count where it has several), without its
+    arrays: what learned_sentences needs, read without NumPy. Empty where there is none to read."""
+    records, directory = [], directory or DATA
+    for path in sorted(directory.glob(f"{assignment}.json")) + sorted(directory.glob(f"{assignment}.devices-*.json")):
+        try:
+            records.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return [record for record in records if isinstance(record, dict)]
+
+
 def _numeric(array: Any, path: str) -> np.ndarray:
     import numpy as np
 

@@ -39,7 +39,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from autograder.catalog import hint_ideas, messages
+from autograder.catalog import messages
 from autograder.catalog.message_ref import joined
 from autograder.check import compare
 from autograder.check.calls_shown import describe_call, describe_grad_call
@@ -58,7 +58,7 @@ from autograder.check.retrace_explanations import explain
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission
 from autograder.check.value_relations import relation_hint
 from autograder.protocol.errors import ErrorKind
-from autograder.student import jax_support, recorded, replayed_mistakes
+from autograder.student import jax_support, learned_sentences, recorded, replayed_mistakes
 from autograder.student.strings import text
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -84,8 +84,7 @@ def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
            functions: Iterable[str] | None = None) -> list[CheckResult]:
     """Every recorded check of `functions` (default: all), in the record's order, with points."""
     wanted = None if functions is None else set(functions)
-    learn_hints(record.get("hints", {}))
-    replayed_mistakes.learn(record.get("mistakes", {}))
+    learned_sentences.learn_record(record)
     results = []
     for check in record.get("checks", []):
         if wanted is not None and check["function"] not in wanted:
@@ -429,23 +428,6 @@ def _fix(step: dict) -> str:
     return " ".join(messages.text(hint["key"]) for hint in step.get("fix") or ())
 
 
-def learn_hints(catalog: dict) -> None:
-    """Teach the message catalog the exercise hints a record uses (the student package ships no suite,
-    so not their catalogs): their ideas in each language and APIs, and their recipes if recorded;
-    without a recipe, the idea is said at every level. A hint the catalog knows is left as it is."""
-    for key, entry in catalog.items():
-        ideas, recipes = entry.get("idea", {}), entry.get("recipe", {})
-        if key in hint_ideas.IDEAS or not ideas.get("en"):
-            continue
-        hint_ideas.IDEAS[key] = ideas["en"]
-        hint_ideas.APIS[key] = tuple(entry.get("apis", ()))
-        messages.ENGLISH[f"{key}.idea"] = ideas["en"]
-        messages.ENGLISH[key] = recipes.get("en", ideas["en"])
-        for language in messages.LANGUAGES:
-            if language != "en" and language in ideas:
-                translations = messages.catalog(language)
-                translations[f"{key}.idea"] = ideas[language]
-                translations[key] = recipes.get(language, ideas[language])
 
 
 def described(function: str, args: tuple, kwargs: dict, options: dict) -> str:

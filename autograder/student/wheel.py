@@ -61,7 +61,7 @@ KIT_MODULES = (
     "sandbox/inprocess.py", "sandbox/compilation_cache.py", "sandbox/compile_speed.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/display_width.py", "reports/check_cell.py",
     "student/__init__.py", "student/jax_support.py", "student/strings.py", "student/recorded.py", "student/replay.py",
-    "student/replayed_mistakes.py", "student/device_checks.py",
+    "student/replayed_mistakes.py", "student/learned_sentences.py", "student/device_checks.py",
     "student/checking.py",
     "student/notebook.py", "student/cli.py",
 )
