@@ -440,7 +440,7 @@ def _expect_updated_leaves(actual, expected, call, args=()):
     when they differ, how they relate (a step the other way from the params, say) is said first."""
     related = relation_hint(jax.tree.leaves(actual), jax.tree.leaves(expected), jax.tree.leaves(args))
     with comparing_values(hint=_fix("sgd_update", "values")), comparing_values(hint=related):
-        assert_close(jax.tree.leaves(actual), jax.tree.leaves(expected), call=f"{call} (leaves in order)",
+        assert_close(jax.tree.leaves(actual), jax.tree.leaves(expected), call=f"jax.tree.leaves({call})",
                      rtol=RTOL, atol=ATOL, check_dtype=True)
 
 
