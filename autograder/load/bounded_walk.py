@@ -51,9 +51,8 @@ def walk(root: Path, entries: Iterable[Path], single_entry: bool = False) -> Lis
 
     `single_entry`: the root itself is one student's entry, so all of it shares one budget.
     """
-    entry_paths = {os.path.abspath(entry) for entry in entries}
-    laid_out = {os.path.abspath(root)} | {os.path.dirname(path) for path in entry_paths}
-    laid_out |= {ancestor for path in entry_paths for ancestor in _ancestors(path, os.path.abspath(root))}
+    top = os.path.abspath(root)
+    laid_out = {top, *(ancestor for entry in entries for ancestor in _ancestors(os.path.abspath(entry), top))}
     files: list[Path] = []
     budgets: list[_Budget] = []
     start = _Budget(root) if single_entry else None
