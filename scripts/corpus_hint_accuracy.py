@@ -5,7 +5,8 @@ Grades every mistake of tests/corpus/ (or of the assignments named with
 
 - named first: among the mistakes that declare their cause (`cause` or
   `cause_text` in cases.toml), the share whose first failed check says that
-  cause before any other hint (target: at least 90%);
+  cause before any other hint (target: at least 90%); a case with a
+  `cause_gap` is a recorded miss;
 - false causes: the mistakes whose feedback asserts a cause their code does
   not have: a cause the case lists in `not_causes`, or a known-mistake
   sentence ("the values are exactly what ... gives") other than its own
@@ -86,8 +87,8 @@ def report(language: str, name: str, tally: Tally, *, verbose: bool) -> None:
     """One line of figures for `name`'s cases, and with `verbose` its misses and false causes."""
     share = tally.named_first / tally.declared if tally.declared else 0.0
     print(f"[{language}] {name}: first hint names the real cause: {tally.named_first} of {tally.declared} mistakes "
-          f"that declare it ({share:.0%}); feedback asserting a false cause: {tally.false} of "
-          f"{tally.graded} mistakes graded")
+          f"that declare it ({share:.0%}; {tally.declared} of {tally.graded} declare one); feedback asserting a "
+          f"false cause: {tally.false} of {tally.graded} mistakes graded")
     if verbose:
         for miss in tally.misses:
             print(f"  cause not named first: {miss}")

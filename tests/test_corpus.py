@@ -106,6 +106,9 @@ def _grade_in(case, config, seed, language, children):
 def test_first_hint_names_the_real_cause(case, language, config, seed, children):
     result, cause, named, _ = _graded_in(case, config, seed, language, children)
     check = first_failure(result)
+    if case.cause_gap:  # a recorded miss: when the hint comes to name the cause, remove the gap from cases.toml
+        assert not named, f"{case.id}, {language}: the first hint now names {cause!r}; remove its cause_gap"
+        return
     assert named, (f"{case.id} ({case.why}), {language}: the first hint should name {cause!r}; "
                    f"first failed check {check.name if check else None!r} says:\n{check.feedback if check else ''}")
 
