@@ -233,6 +233,7 @@ ENGLISH: dict[str, str] = {
     "relation.constant_inside": "Your result is `{function}` of the input plus {offset} on every entry: a small constant is added inside the `{function}` (an `eps` to keep it defined at 0), so at 0 it gives `{function}` of that constant instead of the exercise's value, and below minus that constant it is still undefined. Give the inputs where `{function}` is undefined their own value with `jnp.where`, and keep them away from it, instead of shifting the input.",
     "relation.extra_function": "Your result is `{function}` of the expected value on every entry: your code applies `{function}` (or the same computation) where the exercise does not.",
     "relation.missing_function": "Applying `{function}` to your result gives the expected value on every entry: the exercise's value has a `{function}` that your code leaves out.",
+    "relation.float32_rounding": "Computed in 64 bits, your function returns the expected values: its formula is right, and float32 rounding makes the difference. In 32 bits a difference of nearly equal numbers loses its digits (a finite difference, `exp(x) - 1`, `log(1 + x)`). Write it in a form that does not cancel: autodiff instead of a difference quotient, `jnp.expm1`, `jnp.log1p`, or the expression rearranged before it is evaluated.",
     # --- Check outcomes -----------------------------------------------------
     "check.wrong_type": "{call} returned a value of type {actual}, expected {expected}.",
     "check.wrong_shape": "{call} returned shape {actual}, expected {expected}.",

@@ -146,6 +146,7 @@ class Submission:
         in_axes: int | None | Sequence[int | None] = 0,
         key_reuse_check: bool = False,
         rows_sharded: Sequence[int] = (),
+        wider_floats: bool = False,
     ) -> Any:
         """Call `function` through a transformation.
 
@@ -155,6 +156,8 @@ class Submission:
         "grad_sum" (gradient of the sum of the output with respect to
         `argnums`). `rows_sharded`: positional arguments the student's process places by rows over the
         mesh of all its devices (`jax.make_mesh((d,), ("data",))`, `P("data")`) before the call.
+        `wider_floats`: the child runs it in JAX's x64 mode with float32 arguments widened to float64
+        (check/rounding_relation.py); a "jit" call then runs as a plain one.
         Returns NumPy arrays in the output's structure.
         """
         kwargs = dict(kwargs or {})
@@ -163,11 +166,13 @@ class Submission:
             function, skeleton, mode=mode, static_argnums=tuple(static_argnums), static_argnames=tuple(static_argnames),
             argnums=argnums if isinstance(argnums, int) else tuple(argnums),
             in_axes=tuple(in_axes) if isinstance(in_axes, (list, tuple)) else in_axes, key_reuse_check=key_reuse_check,
-            rows_sharded=tuple(rows_sharded))
+            rows_sharded=tuple(rows_sharded), wider_floats=wider_floats)
         call = describe_call(function, args, kwargs)
         if mode != "plain":
             call = f"{mode}({call})"  # as expect_output names it: feedback says which transformation ran
-        if mode == "jit":
+        if mode == "jit" and wider_floats:
+            request = dataclasses.replace(request, mode="plain")
+        elif mode == "jit":
             # Run where student code cannot reach: the child only lowers the function; the runner runs it.
             exported = self._exported(function, args, kwargs, static_argnums, static_argnames, call,
                                       rows_sharded=rows_sharded)

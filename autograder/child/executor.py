@@ -99,6 +99,15 @@ class Executor:
         else:
             raise _Refusal(ChildError(ErrorKind.BAD_REQUEST, message=f"unknown call mode {mode!r}"))
         checking = jax.debug_key_reuse(True) if request.key_reuse_check else contextlib.nullcontext()
+        if request.wider_floats:
+            if mode == "jit":
+                raise _Refusal(ChildError(ErrorKind.BAD_REQUEST, message="wider_floats is for calls the child runs"))
+            from autograder.child import wider_floats
+
+            with wider_floats.x64_mode(), checking:
+                args, kwargs = wider_floats.widened((args, kwargs))
+                value = jax.block_until_ready(target(*args, **kwargs))
+            return {"value": value}
         with checking:
             value = jax.block_until_ready(target(*args, **kwargs))
         if request.placements is True:

@@ -67,6 +67,9 @@ class Call:
     # Also answer where each output leaf lives (protocol.placements), read by the kit from the arrays the call
     # returned: 10_parallel's placements are judged on the function called as the student calls it.
     placements: bool = False
+    # Call again with 64-bit floats: float32 arguments widened, under JAX's x64 mode (child/wider_floats.py), to
+    # tell float32 rounding from a wrong formula (check/rounding_relation.py). Only "plain", "vmap" and "grad_sum".
+    wider_floats: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

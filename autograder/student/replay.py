@@ -35,7 +35,7 @@ an unrolled loop, a missing `jax.jit`: the step's "fix").
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -55,6 +55,7 @@ from autograder.check.gated_checks import mark_not_checked
 from autograder.check.placement_checks import assert_spread
 from autograder.check.results import CheckResult
 from autograder.check.retrace_explanations import explain
+from autograder.check.rounding_relation import rounding_hint
 from autograder.check.submission import ProgramFacts, StudentCodeError, Submission
 from autograder.check.value_relations import relation_hint
 from autograder.protocol.errors import ErrorKind
@@ -213,7 +214,10 @@ def _call(step: dict, arrays: list[np.ndarray], submission: Submission, answers:
         return _expect_error(submission, function, args, kwargs, options, expected_error, call, _fix(step))
     actual = submission.call_with(function, args, kwargs, **options)
     expected = recorded.decode(outcome["value"], arrays)
-    with _hinted(step, arrays, actual, expected, args):
+    def in_64_bits() -> str | None:
+        return rounding_hint(submission, function, args, kwargs, expected, options)
+
+    with _hinted(step, arrays, actual, expected, args, None if options.get("rows_sharded") else in_64_bits):
         assert_matches(actual, expected, call=call, rules=step.get("compare"), earlier=answers)
     return actual
 
@@ -371,12 +375,13 @@ def _own_answer(same_as: Any, earlier: dict[int, Any] | None, default: Any) -> A
 
 @contextlib.contextmanager
 def _hinted(step: dict, arrays: list[np.ndarray] | None = None, actual: Any = None, expected: Any = None,
-            args: tuple = ()):
+            args: tuple = (), in_64_bits: Callable[[], str | None] | None = None):
     """A wrong value at `step` gets the exercise hints the grader gives there, in its words (those it gives
     for a wrong dtype, "dtype_hints", when `actual` has one); a value that is exactly what a known mistake
     gives (the step's recorded "mistakes") gets the sentence naming it instead of the check's own hint, as
     expect_output says it (advice said before it stays); otherwise how the value relates to the recorded one
-    (check/value_relations.py), when a relation holds, comes before the exercise's hints, as in grading."""
+    (check/value_relations.py), when a relation holds, comes before the exercise's hints, as in grading; with
+    none, `in_64_bits` (check/rounding_relation.py) says whether the code is right in 64 bits."""
     try:
         yield
     except AssertionError as failure:
@@ -387,6 +392,8 @@ def _hinted(step: dict, arrays: list[np.ndarray] | None = None, actual: Any = No
         if mistake is not None:
             hints = [hint for hint in hints if not hint.get("wrapped")] + [{"key": mistake, "wrapped": True}]
         related = None if mistake is not None or actual is None else relation_hint(actual, expected, args)
+        if related is None and mistake is None and actual is not None and in_64_bits is not None:
+            related = in_64_bits()
         if not hints and not related and not step.get("values_gate"):
             raise
         advice = [messages.text(hint["key"]) for hint in hints if not hint.get("wrapped")]

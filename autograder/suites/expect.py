@@ -18,6 +18,7 @@ from autograder.check.exported_program import ProgramFacts
 from autograder.check.failure import fail, failure_of, rebuilt, with_advice, with_hint
 from autograder.check.known_mistakes import Mistake, named_mistake
 from autograder.check.placement_checks import assert_spread
+from autograder.check.rounding_relation import rounding_hint
 from autograder.check.submission import StudentCodeError, Submission
 from autograder.check.value_relations import relation_hint
 from autograder.protocol.errors import ErrorKind
@@ -125,9 +126,11 @@ def expect_output(
     try:
         _assert_values(actual, expected, call=call, exact=exact, check_dtype=check_dtype, rtol=rtol, atol=atol)
     except AssertionError as error:
-        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(
-            *_value_hints(actual, expected, args, kwargs, hint, mistakes,
-                          submission.devices if on_devices or call_options.get("rows_sharded") else None))) from None
+        hints = _value_hints(actual, expected, args, kwargs, hint, mistakes,
+                             submission.devices if on_devices or call_options.get("rows_sharded") else None)
+        if hints[0] is None and not call_options.get("rows_sharded"):
+            hints = (rounding_hint(submission, function, args, kwargs, expected, call_options), *hints[1:])
+        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(*hints)) from None
     return actual
 
 
@@ -136,7 +139,8 @@ def _value_hints(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[s
                  devices: int | None = None) -> tuple[str | None, ...]:
     """The hints for wrong values, the most telling first: a declared known mistake alone (it names the exact
     mistake); else how the values relate to the expected ones (check/value_relations.py), then the suite's hint
-    (the JAX idea, or the exercise's recipe restated, which never comes first when a relation is found)."""
+    (the JAX idea, or the exercise's recipe restated, which never comes first when a relation is found). With no
+    relation, expect_output then asks whether the code is right in 64 bits (check/rounding_relation.py)."""
     named = named_mistake(actual, expected, args, kwargs, mistakes)
     if named:
         return (messages.text(named.key),)
