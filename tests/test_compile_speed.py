@@ -46,8 +46,8 @@ def test_the_installed_jaxlib_starts_with_the_flags_it_is_given():
 
 
 def test_checks_cache_is_cut_to_its_cap_once_oldest_entries_first(tmp_path, monkeypatch):
-    folder = tmp_path / "check"
-    folder.mkdir()
+    folder = tmp_path / "check" / compilation_cache.machine_kind()
+    folder.mkdir(parents=True)
     for age, name in enumerate(["newest", "middle", "oldest"]):
         entry = folder / f"{name}-cache"
         entry.write_bytes(b"x" * 400)

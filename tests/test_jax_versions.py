@@ -137,10 +137,14 @@ def _installed(python: Path, student_wheel: Path) -> Path:
     return python
 
 
-def _environment(python: Path) -> dict:
+def _environment(python: Path, caches: Path) -> dict:
+    """A student's environment: none of the kit's, JAX's or Python's settings, the venv first on PATH; caches
+    of this run's own (nothing an earlier run compiled); a crash prints where it happened."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("AUTOGRADER_", "PYTHON", "JUPYTER", "VIRTUAL_ENV", "JAX_", "XLA_"))}
     env["PATH"] = os.pathsep.join([str(python.parent), env.get("PATH", "")])
+    env["XDG_CACHE_HOME"] = str(caches)
+    env["PYTHONFAULTHANDLER"] = "1"
     return env
 
 
@@ -189,7 +193,8 @@ def _results(version: str, student_wheel: Path, tmp_path_factory) -> dict:
             cases_file = shared / "cases.json"
             cases_file.write_text(json.dumps(_cases()))
             completed = subprocess.run([str(python), str(DRIVER), str(cases_file)], capture_output=True, text=True,
-                                       env=_environment(python), cwd=shared, timeout=1800)
+                                       env=_environment(python, shared / f"cache-{version}"), cwd=shared,
+                                       timeout=1800)
             assert completed.returncode == 0, completed.stderr[-4000:]
             saved.write_text(completed.stdout.strip().splitlines()[-1])
     found = json.loads(saved.read_text())
@@ -289,12 +294,14 @@ def test_outside_the_range_the_first_check_says_what_to_run(name, jax_version, k
         expected_command = jax_support.JaxProblem(key, fields).sentence(in_notebook=False)
         expected_cell = jax_support.JaxProblem(key, fields).sentence(in_notebook=True)
     command = subprocess.run([str(python.parent / "autograder"), "--lang", language, "check", str(notebook)],
-                             capture_output=True, text=True, env=_environment(python), timeout=300, cwd=tmp_path)
+                             capture_output=True, text=True, env=_environment(python, tmp_path / "cache"), timeout=300,
+                             cwd=tmp_path)
     assert command.returncode == 2 and command.stdout == "", command.stdout[-2000:] + command.stderr[-2000:]
     assert command.stderr.strip() == expected_command
     cell = subprocess.run([str(python), "-c", "from autograder.notebook import check; "
                            f"print('points', check('safe_log', {{'safe_log': abs}}, lang={language!r}))"],
-                          capture_output=True, text=True, env=_environment(python), timeout=300, cwd=tmp_path)
+                          capture_output=True, text=True, env=_environment(python, tmp_path / "cache"), timeout=300,
+                          cwd=tmp_path)
     assert cell.returncode == 0, cell.stderr[-3000:]
     assert cell.stdout.splitlines() == [expected_cell, "points 0.0"]
     assert jax_support.install_line(True) in expected_cell and jax_support.install_line(False) in expected_command
@@ -309,7 +316,8 @@ def test_a_device_count_written_in_fails_autograder_check_as_it_fails_grading(st
     python = _installed(_venv(PINNED, PINNED), student_wheel)
     command = subprocess.run([str(python.parent / "autograder"), "check", str(case.file), "--assignment",
                               case.assignment, "--exercise", case.function], capture_output=True, text=True,
-                             env=_environment(python), timeout=600, cwd=tmp_path)
+                             env=_environment(python, tmp_path / "cache"), timeout=600,
+                             cwd=tmp_path)
     assert command.returncode == 1, command.stdout[-3000:] + command.stderr[-3000:]
     failed = {line.split()[2:-2] and " ".join(line.split()[2:-2]) for line in command.stdout.splitlines()
               if line.startswith("✗")}
@@ -324,7 +332,8 @@ def test_a_check_cell_says_once_which_devices_it_checked_with(student_wheel, tmp
               "for _ in range(2):\n"
               "    check('global_mean', {'global_mean': lambda x: x.mean()}, lang='en')\n"
               "    print('---')\n")
-    cell = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=_environment(python),
+    cell = subprocess.run([str(python), "-c", script], capture_output=True, text=True,
+                          env=_environment(python, tmp_path / "cache"),
                           timeout=600, cwd=tmp_path)
     assert cell.returncode == 0, cell.stderr[-3000:]
     first, second = cell.stdout.split("---")[:2]

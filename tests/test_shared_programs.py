@@ -20,7 +20,7 @@ from autograder.grade.batch import grade_batch
 from autograder.grade.pipeline import GradingOptions, WorkerResources, grade_submission
 from autograder.grade.run_options import RunOptions
 from autograder.load.submission_source import read
-from autograder.sandbox import shared_programs
+from autograder.sandbox import compilation_cache, shared_programs
 from autograder.sandbox.shared_programs import SharedPrograms, defined_names, is_library_program
 
 ASSIGNMENT = "02_where"
@@ -230,7 +230,7 @@ def test_a_later_batch_with_the_same_settings_skips_the_build(tmp_path, monkeypa
     monkeypatch.setenv("AUTOGRADER_JAX_CACHE", str(tmp_path / "cache"))
     config, calls = grading_config.load(), []
     store, own = shared_programs.batch_store(config, 7, "os")
-    assert not own and store.parent == tmp_path / "cache" / "programs"
+    assert not own and store.parent == tmp_path / "cache" / "programs" / compilation_cache.machine_kind()
     assert SharedPrograms(store, _counting_build(calls)).for_assignment(ASSIGNMENT) is not None
     again, _ = shared_programs.batch_store(config, 7, "os")
     assert again == store and SharedPrograms(again, _counting_build(calls)).for_assignment(ASSIGNMENT) is not None
@@ -266,7 +266,7 @@ def test_only_the_newest_stores_are_kept_and_none_used_within_a_day_is_removed(t
     import time
 
     monkeypatch.setenv("AUTOGRADER_JAX_CACHE", str(tmp_path / "cache"))
-    root = tmp_path / "cache" / "programs"
+    root = tmp_path / "cache" / "programs" / compilation_cache.machine_kind()
     old = time.time() - 2 * shared_programs.STORE_IDLE_SECONDS
     for index in range(shared_programs.KEPT_STORES + 3):
         (root / f"old{index:02d}").mkdir(parents=True)

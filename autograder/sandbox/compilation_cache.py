@@ -26,6 +26,10 @@ again loads the programs its last run compiled (the student's functions
 included) instead of compiling them again, and nothing one kernel wrote is
 ever read by another.
 
+Each directory holds one folder per kind of processor (`machine_kind`):
+XLA's CPU programs are built for the processor that compiled them, and a
+home directory can be shared by machines of several kinds.
+
 On CPU, JAX caches only programs that took longer to compile than
 jax_persistent_cache_min_compile_time_secs (1 s by default), which nearly
 none of these do, hence 0. Every directory is capped. JAX caps a
@@ -41,7 +45,10 @@ once, when the process starts (oldest entries first).
 from __future__ import annotations
 
 import atexit
+import functools
+import hashlib
 import os
+import platform
 import shutil
 import sys
 import tempfile
@@ -63,13 +70,36 @@ def default_directory(use: str = "grade") -> Path:
 
 
 def directory(use: str = "grade") -> Path | None:
-    """`use`'s directory (not created), or None if $AUTOGRADER_JAX_CACHE is "off"."""
+    """`use`'s directory for this kind of machine (not created), or None if $AUTOGRADER_JAX_CACHE is "off"."""
     if use not in USES:
         raise ValueError(f"use must be one of {USES}, got {use!r}")
     setting = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
     if setting.lower() == "off":
         return None
-    return (Path(setting) / use) if setting else default_directory(use)
+    return ((Path(setting) / use) if setting else default_directory(use)) / machine_kind()
+
+
+@functools.lru_cache(maxsize=1)
+def machine_kind() -> str:
+    """A short name for the processor JAX's CPU programs are compiled for: its architecture and instruction sets.
+
+    XLA compiles a CPU program for the processor it runs on, and JAX's cache key names the platform ("cpu") but
+    not the processor: a home directory that machines of several kinds share (a JupyterHub's nodes, CI runners)
+    would hand one machine a program built for another's instructions, which crashes the process. Each kind
+    of machine reads and writes a folder of its own.
+    """
+    features = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                name, _, value = line.partition(":")
+                if name.strip() in ("flags", "Features"):  # x86, Arm
+                    features = " ".join(sorted(value.split()))
+                    break
+    except OSError:  # not Linux: the processor's own name
+        features = platform.processor()
+    digest = hashlib.sha256(f"{platform.machine()}|{features}".encode()).hexdigest()[:12]
+    return f"{platform.machine() or 'cpu'}-{digest}"
 
 
 def enable(use: str = "grade") -> Path | None:

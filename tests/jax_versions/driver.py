@@ -12,6 +12,7 @@ feedback. An assignment graded with several device counts is checked as
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -50,8 +51,9 @@ def main() -> None:
     import jax
 
     results = {case["id"]: _check(case) for case in cases}
-    print(json.dumps({"jax": jax.__version__, "devices": jax.device_count(), "results": results}))
+    print(json.dumps({"jax": jax.__version__, "devices": jax.device_count(), "results": results}), flush=True)
 
 
 if __name__ == "__main__":
     main()
+    os._exit(0)  # as the student package's command ends: without tearing down JAX's CPU backend
