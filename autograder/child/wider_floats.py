@@ -3,7 +3,7 @@
 A value that is wrong in float32 and right when the same code computes in
 float64 is wrong by rounding, not by its formula (check/rounding_relation.py
 says so). JAX computes in 64 bits only in its x64 mode: a context manager
-that JAX 0.7 and later expose as `jax.enable_x64(True)` and older releases
+that JAX 0.8 and later expose as `jax.enable_x64(True)` and older releases
 as `jax.experimental.enable_x64()` (student/jax_support.py lists the
 differences).
 """
@@ -23,7 +23,7 @@ def x64_mode() -> contextlib.AbstractContextManager[Any]:
     enable = getattr(jax, "enable_x64", None)
     if callable(enable):
         return enable(True)
-    from jax import experimental  # before 0.7
+    from jax import experimental  # before 0.8
 
     return experimental.enable_x64()  # type: ignore[attr-defined]
 

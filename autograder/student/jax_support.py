@@ -41,7 +41,7 @@ checks need, and this is the only place that does so:
 - `jax.export` imports absl-py before 0.6 (a dependency of the package's
   metadata; `problem` names it when it is missing all the same).
 - JAX's x64 mode (a second call in 64 bits, child/wider_floats.py) is
-  `jax.enable_x64(True)` from 0.7 and `jax.experimental.enable_x64()`
+  `jax.enable_x64(True)` from 0.8 and `jax.experimental.enable_x64()`
   before.
 - `Exported.mlir_module()` and jaxlib's deserializer return text before 0.10
   (cleanroom.module_walk parses it), and jaxlib's extension module is
