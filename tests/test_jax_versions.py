@@ -341,3 +341,36 @@ def test_a_check_cell_says_once_which_devices_it_checked_with(student_wheel, tmp
                          counts=messages.text("student.device_counts_joined", first="4", last="2"))
     assert " ".join(said.split()) in " ".join(first.split()), first
     assert "grading checks this assignment" not in " ".join(second.split()).lower(), second
+
+
+# --- float32 rounding, told by a second call in 64 bits ------------------------------
+
+_ROUNDING = """
+import json
+import numpy as np
+from autograder.catalog import messages
+from autograder.check.rounding_relation import rounding_hint
+from autograder.check.submission import Submission
+from autograder.load.submission_source import read
+from autograder.sandbox.inprocess import InProcessTransport, load_namespace
+
+namespace, report = load_namespace(read("variances.py"), 60)
+submission = Submission(InProcessTransport(namespace, report, 30, 240), report.notes)
+x = (3000.0 + np.random.default_rng(3).normal(size=64)).astype(np.float32)
+expected = np.asarray(np.var(x.astype(np.float64)))
+said = {name: rounding_hint(submission, name, (x,), {}, expected, {}) for name in ("cancelling", "plus_eps")}
+print(json.dumps({name: s == messages.text("relation.float32_rounding") for name, s in said.items()}))
+"""
+
+
+@pytest.mark.parametrize("version", jax_support.TESTED)
+def test_float32_rounding_is_told_on_every_jax(version, student_wheel, tmp_path):
+    """JAX's x64 mode is a context manager of another name before 0.8 (child/wider_floats.py)."""
+    python = _installed(_venv(version, version), student_wheel)
+    (tmp_path / "variances.py").write_text("import jax.numpy as jnp\n\n"
+                                           "def cancelling(x):\n    return jnp.mean(x ** 2) - jnp.mean(x) ** 2\n\n"
+                                           "def plus_eps(x):\n    return jnp.var(x) + 1e-3\n")
+    done = subprocess.run([str(python), "-c", _ROUNDING], capture_output=True, text=True,
+                          env=_environment(python, tmp_path / "cache"), timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == {"cancelling": True, "plus_eps": False}
