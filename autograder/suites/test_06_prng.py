@@ -103,10 +103,13 @@ def _advice(key, **fields):
 def _expect_recipe(submission, function, args, recipe, *, exact=False):
     """Output (values and dtypes) equals `recipe(*args)`; a failure restates the recipe.
 
-    The recipe runs after the student's call: a stub's check then costs no reference (op by op, seconds)."""
+    The recipe runs after the student's call: a stub's check then costs no reference (op by op, seconds).
+    Wrong values that change from call to call, or that the key does not change, say so."""
     with _advice(f"06_prng.{function}.recipe"):
         actual = _call(submission, function, args)
-        _compare_related(actual, recipe(*args), describe_call(function, args, {}), args, exact=exact)
+        call = describe_call(function, args, {})
+        _compare_related(actual, recipe(*args), call, args, exact=exact,
+                         diagnose=lambda: _randomness_hint(submission, function, args, actual, call))
 
 
 def _expect_recipe_values(actual, expected, call, function, *, exact=False):
@@ -115,13 +118,45 @@ def _expect_recipe_values(actual, expected, call, function, *, exact=False):
         _compare_related(actual, expected, call, (), exact=exact)
 
 
-def _compare_related(actual, expected, call, args, *, exact):
-    """Values and dtypes equal; when they are not, how the values relate to the recipe's is the hint."""
+def _compare_related(actual, expected, call, args, *, exact, diagnose=None):
+    """Values and dtypes equal; when they are not, how the values relate to the recipe's is the hint, then
+    what `diagnose()` finds (a sentence or None)."""
     compare = assert_equal if exact else assert_close
     try:
         compare(actual, expected, call=call, check_dtype=True)
     except AssertionError as error:
-        raise with_hint(error, relation_hint(actual, expected, args)) from None
+        raise with_hint(error, relation_hint(actual, expected, args), diagnose() if diagnose else None) from None
+
+
+# Where each function takes its key.
+KEY_POSITION = {"generate_linear_samples": 0, "init_mlp_params": 1, "dropout": 0, "random_walk": 0}
+OTHER_SEEDS = (20261207, 7)  # a second key for the key-ignored test: the first of these that differs
+
+
+def _randomness_hint(submission, function, args, actual, call):
+    """Why wrong values are random in the wrong way, from two more calls, or None: a second call with the same
+    key that returns other values (NumPy's global random state), or a call with another key that returns the
+    same values (a fixed key inside, the key argument ignored)."""
+    try:
+        if not _same_tree(_call(submission, function, args), actual):
+            key = f"06_prng.{function}.not_reproducible"
+            return text(key, call=call) if has_text(key) else None
+        at = KEY_POSITION[function]
+        seed = next(s for s in OTHER_SEEDS if not _same(TypedKey.from_seed(s).data, args[at].data))
+        other = (*args[:at], TypedKey.from_seed(seed), *args[at + 1:])
+        if _same_tree(_call(submission, function, other), actual):
+            key = f"06_prng.{function}.key_ignored"
+            return text(key, call=call) if has_text(key) else None
+    except StudentCodeError:
+        return None
+    return None
+
+
+def _same_tree(a, b):
+    """Two outputs with the same structure and equal leaves."""
+    a_leaves, a_tree = jax.tree.flatten(a)
+    b_leaves, b_tree = jax.tree.flatten(b)
+    return a_tree == b_tree and all(_same(x, y) for x, y in zip(a_leaves, b_leaves, strict=True))
 
 
 def _same(a, b):
