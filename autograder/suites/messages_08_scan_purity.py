@@ -25,6 +25,7 @@ ENGLISH: dict[str, str] = {
     "08_scan_purity.ema.mistake.swapped_weights_from_zero": "The values are exactly an average started at 0 with the two weights swapped: the previous average keeps the weight `decay`, the new value gets 1 - decay, and the average starts at the first value.",
     "08_scan_purity.rnn_forward.mistake.h0_included": "The states are exactly h0, h_1, ..., h_(T-1): each step outputs the state it started from. Output the new state, so that hs holds h_1, ..., h_T.",
     "08_scan_purity.rnn_forward.mistake.no_tanh": "The states are exactly those of the update without tanh: the new state is the linear combination itself. Apply `jnp.tanh` to it.",
+    "08_scan_purity.rnn_forward.mistake.relu_for_tanh": "The states are exactly those of the update with ReLU in place of tanh: the exercise's cell applies `jnp.tanh` to the linear combination, which keeps every state between -1 and 1.",
     "08_scan_purity.rnn_forward.mistake.transposed_weights": "The states are exactly those computed with W_h transposed (h @ W_h instead of W_h @ h): the matrix multiplies the state from the left.",
     "08_scan_purity.running_stats_update.mistake.squared_delta": "The new m2 is exactly m2 + delta * delta, with the mean before the update in both factors: Welford's update multiplies delta by x minus the updated mean.",
 }

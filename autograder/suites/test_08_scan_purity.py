@@ -258,6 +258,9 @@ RNN_FORWARD_MISTAKES = (
             lambda params, xs, h0: _rnn(params, xs, h0, outputs_before_step=True)),
     Mistake("08_scan_purity.rnn_forward.mistake.no_tanh",
             lambda params, xs, h0: _rnn(params, xs, h0, activation=lambda v: v)),
+    # ReLU where the exercise's cell applies tanh, as MLP code does in its hidden layers.
+    Mistake("08_scan_purity.rnn_forward.mistake.relu_for_tanh",
+            lambda params, xs, h0: _rnn(params, xs, h0, activation=lambda v: np.maximum(v, 0.0))),
     Mistake("08_scan_purity.rnn_forward.mistake.transposed_weights",
             lambda params, xs, h0: _rnn({"W_h": params["W_h"].T, "W_x": params["W_x"], "b": params["b"]}, xs, h0)),
 )
