@@ -9,6 +9,7 @@ ENGLISH: dict[str, str] = {
     "09_autodiff.directional_derivative.jacobian_fix": "Building the whole Jacobian (`jax.jacfwd(f)(x)`) and multiplying by v stores m·n numbers for m of them. `jax.jvp(f, (x,), (v,))` computes J @ v in forward mode at about the cost of one call of f, and never forms J.",
     "09_autodiff.vector_jacobian_product.values": "`y, pullback = jax.vjp(f, x)` runs f and returns its reverse-mode pullback; `pullback(u)` returns a tuple with `u @ J_f(x)` (shape (n,)) as its one entry.",
     "09_autodiff.vector_jacobian_product.vector_output": "f returns a vector, and `jax.grad` only differentiates functions with one scalar output. For a vector-valued f use reverse mode, `jax.vjp(f, x)` and its pullback for u @ J (or `jax.jvp` for J @ v, `jax.jacrev` for the whole Jacobian).",
+    "09_autodiff.vector_jacobian_product.tangent_shape": "`jax.jvp(f, (x,), (u,))` pushes u forward as a tangent of x, but u has the shape of f's output, (m,), not that of x, (n,): J @ v is forward mode, and u @ J is reverse mode. Run `y, pullback = jax.vjp(f, x)` and pull u back with `pullback(u)`.",
     "09_autodiff.vector_jacobian_product.jacobian": "no array of {m}·{n} = {elements} elements: the m×n Jacobian of f at x",
     "09_autodiff.vector_jacobian_product.jacobian_fix": "Building the whole Jacobian (`jax.jacrev(f)(x)`) and multiplying by u stores m·n numbers for n of them. `jax.vjp(f, x)` gives a pullback that computes u @ J in reverse mode at about the cost of one call of f, and never forms J.",
     "09_autodiff.newton_minimize.values": "Each Newton step is `x - jax.grad(f)(x) / jax.grad(jax.grad(f))(x)`, exactly num_steps of them from x0, with derivatives from autodiff (no finite differences: their rounding error shows at these tolerances). Repeat the step with `lax.fori_loop(0, num_steps, lambda i, x: step(x), x0)`.",
@@ -17,6 +18,7 @@ ENGLISH: dict[str, str] = {
     "09_autodiff.safe_norm.values": "The value is the Euclidean norm, `jnp.sqrt(jnp.sum(x ** 2))`, a float32 scalar.",
     "09_autodiff.safe_norm.gradient": "`jnp.linalg.norm`'s derivative is x / norm(x), which is 0 / 0 = NaN at x = 0. Decorate safe_norm with `@jax.custom_jvp` and give it a rule with `@safe_norm.defjvp`: from `(x,), (t,)` return `(norm, tangent)` with tangent `jnp.dot(x, t) / norm` where norm > 0 and 0 where it is 0. Guard the division itself, `jnp.where(norm > 0, norm, 1.0)` as the divisor: a `jnp.where` around an unguarded `x / norm` still lets NaN into the gradient.",
     "09_autodiff.safe_norm.use_custom_jvp": "This exercise is about `jax.custom_jvp`: define safe_norm itself with `@jax.custom_jvp` and its rule with `@safe_norm.defjvp` (a `jnp.where` guard inside the function can give the same gradient, but without a custom rule).",
+    "09_autodiff.safe_norm.mistake.squared": "The value is exactly the squared norm, the sum of the squares of x: the norm is the square root of that sum.",
 }
 
 IDEAS: dict[str, str] = {
@@ -27,6 +29,7 @@ IDEAS: dict[str, str] = {
     "09_autodiff.directional_derivative.jacobian_fix": "Building the whole Jacobian and multiplying stores m·n numbers for m of them. Forward mode computes J @ v at about the cost of one call of f, and never forms J.",
     "09_autodiff.vector_jacobian_product.values": "A vector-Jacobian product is reverse mode: run f once to get its pullback, and pull u back through it.",
     "09_autodiff.vector_jacobian_product.vector_output": "f returns a vector, and `jax.grad` only differentiates functions with one scalar output. For a vector-valued f use reverse mode (`jax.vjp`) for u @ J.",
+    "09_autodiff.vector_jacobian_product.tangent_shape": "u has the shape of f's output, not that of x, so it cannot be pushed forward as a tangent of x: u @ J is reverse mode. Get f's pullback and pull u back through it.",
     "09_autodiff.vector_jacobian_product.jacobian_fix": "Building the whole Jacobian and multiplying stores m·n numbers for n of them. Reverse mode computes u @ J at about the cost of one call of f, and never forms J.",
     "09_autodiff.newton_minimize.values": "A Newton step divides the first derivative by the second, both from autodiff (grad of grad), and is repeated exactly num_steps times from x0, with a JAX loop.",
     "09_autodiff.newton_minimize.unrolled_fix": "A Python loop over num_steps needs a Python int, is unrolled while tracing and compiles again for every num_steps. A JAX loop accepts a traced bound and keeps one loop body.",
@@ -43,6 +46,7 @@ APIS: dict[str, tuple[str, ...]] = {
     "09_autodiff.directional_derivative.jacobian_fix": ("jax.jvp",),
     "09_autodiff.vector_jacobian_product.values": ("jax.vjp",),
     "09_autodiff.vector_jacobian_product.vector_output": ("jax.vjp", "jax.jvp", "jax.jacrev"),
+    "09_autodiff.vector_jacobian_product.tangent_shape": ("jax.vjp", "jax.jvp"),
     "09_autodiff.vector_jacobian_product.jacobian_fix": ("jax.vjp",),
     "09_autodiff.newton_minimize.values": ("jax.grad", "jax.lax.fori_loop"),
     "09_autodiff.newton_minimize.unrolled_fix": ("jax.lax.fori_loop",),

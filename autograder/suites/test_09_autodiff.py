@@ -24,9 +24,13 @@ program's own gradient at 0 is finite: what the rule is for.
 """
 
 
+import contextlib
+
 import numpy as np
 
 from autograder.suites.api import (
+    Mistake,
+    StudentCodeError,
     advice_when_raised,
     assert_all_finite,
     assert_close,
@@ -69,13 +73,31 @@ def _expect_with_f(submission, function, f_name, rest, expected, *, mode="plain"
     """The student's function given the harness's `f_name`, plain or jitted (f static); the program's facts."""
     harness, args = _harness(function), (f_name, *rest)
     hint = _fix(function, "values")
-    with advice_when_raised(error_fix or _fix(function, "values")):
+    with _advice_when_raised(function, error_fix or _fix(function, "values")):
         if mode == "plain":
             expect_output(submission, harness, args, expected, check_dtype=True, rtol=RTOL, atol=ATOL, hint=hint)
             return None
         static = (0, *(1 + i for i in static_rest))
         return expect_jittable(submission, harness, args, expected, static_argnums=static, rtol=RTOL, atol=ATOL,
                                hint=hint)
+
+
+# JAX's words when `jax.jvp` is given a tangent whose shape is not its primal's.
+JVP_SHAPES_ERROR = "different primal and tangent shapes"
+
+
+@contextlib.contextmanager
+def _advice_when_raised(function, fix):
+    """`advice_when_raised(fix)`; but vector_jacobian_product that pushes u through `jax.jvp` as a tangent of x
+    (JAX's error names the two shapes: u has f's output's) is told that u @ J is reverse mode."""
+    try:
+        yield
+    except StudentCodeError as error:
+        message = error.error.message if error.error is not None else ""
+        if function == "vector_jacobian_product" and JVP_SHAPES_ERROR in message:
+            fix = _fix(function, "tangent_shape")
+        with advice_when_raised(fix):
+            raise
 
 
 # --- hessian ---------------------------------------------------------------------------
@@ -312,6 +334,12 @@ def _norm(x):
     return np.asarray(np.sqrt((x.astype(np.float64) ** 2).sum()), dtype=F32)
 
 
+SAFE_NORM_MISTAKES = (
+    Mistake("09_autodiff.safe_norm.mistake.squared",
+            lambda x: np.asarray((x.astype(np.float64) ** 2).sum(), dtype=F32)),
+)
+
+
 def _norm_gradient(x):
     norm = np.sqrt((x.astype(np.float64) ** 2).sum())
     return (x / norm if norm > 0 else np.zeros_like(x)).astype(F32)
@@ -333,7 +361,7 @@ def _expect_program_gradient(submission, x):
 def test_safe_norm_correct(submission, rng, seed):
     for x in (_norm_input(rng, seed), np.zeros(3, F32)):
         expect_output(submission, "safe_norm", (x,), _norm(x), check_dtype=True, rtol=RTOL, atol=ATOL,
-                      hint=_fix("safe_norm", "values"))
+                      hint=_fix("safe_norm", "values"), mistakes=SAFE_NORM_MISTAKES)
 
 
 @graded("safe_norm", "gradient finite, 0 at x = 0")
