@@ -8,6 +8,11 @@ ENGLISH: dict[str, str] = {
     "01_immutable_updates.set_diagonal.mistake.added": "The values are exactly those of m with the values added to its diagonal: the update adds where it should replace. Set the diagonal entries (`.set`, not `.add`), and leave the rest of m as it is.",
     "01_immutable_updates.histogram.mistake.set_one": "Every bin that occurs holds exactly 1, whatever the number of its occurrences: the update writes 1 once per bin instead of counting. A functional `set` of repeated indices keeps one write per bin; `.add` accumulates every occurrence.",
     "01_immutable_updates.swap_rows.mistake.overwritten": "Both rows now hold the old row j: row i was overwritten first, and row j was then copied from the changed row i. Read both rows from the original m before writing either, or write them in one update.",
+    "01_immutable_updates.set_element.mistake.unchanged": "The values are exactly x as it was passed in: the entry at `index` was never changed. A functional update `x.at[...]` does not change x (JAX arrays are immutable); it returns a new array: return that array.",
+    "01_immutable_updates.set_diagonal.mistake.rows": "Every row of the result is `values`: `m.at[idx]` with one index array selects whole rows, so each row was replaced instead of its diagonal entry. Index the rows and the columns together, with the same positions for both.",
+    "01_immutable_updates.set_diagonal.mistake.zeros": "Every entry is 0: nothing of m is in the result. `m.at[...].set(...)` does not change m (JAX arrays are immutable); it returns a copy of m with the entries set: start from m, not from an array of zeros, and return the array the update gives.",
+    "01_immutable_updates.histogram.mistake.nothing_counted": "Every bin holds 0: no index was counted. A functional update `counts.at[...].add(...)` does not change counts (JAX arrays are immutable); it returns a new array: keep the array it returns, and return that.",
+    "01_immutable_updates.swap_rows.mistake.zeros": "Every entry is 0: nothing of m is in the result. `m.at[...].set(...)` does not change m (JAX arrays are immutable); it returns a new array: start from m, exchange rows i and j, and return the array the update gives.",
 }
 
 IDEAS: dict[str, str] = {

@@ -13,16 +13,24 @@ ENGLISH: dict[str, str] = {
     "02_where.masked_mean.mistake.all_entries": "The value is exactly the masked sum divided by the length of x: it divides by every entry, not by the number of True entries in the mask.",
     "02_where.safe_log.mistake.log1p": "The values are exactly log(1 + x) where x > 0: `log1p` computes the log of 1 + x, not of x. Take the log of x itself where x is positive.",
     "02_where.safe_log.mistake.abs": "The values are exactly the log of |x|: negative entries get the log of their absolute value. Where x <= 0 the result is 0.",
+    "02_where.selu.mistake.identity": "The values are exactly x, unchanged: neither branch of selu was applied. Where x > 0 the result is `lmbda * x`, elsewhere `lmbda * alpha * (exp(x) - 1)`; choose between them with `jnp.where`.",
+    "02_where.safe_log.mistake.no_log": "The values are exactly x where x > 0 and 0 elsewhere: the log itself is missing. The safe input `jnp.where(x > 0, x, 1.0)` only keeps the log defined; take `jnp.log` of it where x > 0.",
+    "02_where.sum_of_positive_numbers.recipe": "keep each entry where it is positive and put 0 in place of the others, `jnp.where(x > 0, x, 0.0)`, then sum that array.",
+    "02_where.masked_mean.recipe": "sum the entries where the mask is True, `jnp.where(mask, x, 0.0).sum()`, and divide by the number of True entries, `mask.sum()`, guarded so that an empty mask gives 0.",
 }
 
 IDEAS: dict[str, str] = {
     "02_where.masked_mean.empty": "with no True entry the mean divides 0 by 0, which is NaN. Guard the division so that an empty mask gives 0.",
     "02_where.safe_log.double_where": "a `jnp.where` that picks 0 is right in value, but the unused `log` branch is still differentiated, and its gradient 0 * inf is NaN where x <= 0. Give the log only safe inputs with a first `jnp.where`, then choose the result with a second one (the double-where idiom).",
+    "02_where.sum_of_positive_numbers.recipe": "the sum of the positive entries: choose elementwise between each entry and 0, so the shape stays fixed, then sum.",
+    "02_where.masked_mean.recipe": "the mean of the entries where the mask is True: their sum, chosen elementwise with the mask, divided by how many entries are True (0 for an empty mask).",
 }
 
 APIS: dict[str, tuple[str, ...]] = {
     "02_where.masked_mean.empty": ("jax.numpy.where", "jax.numpy.maximum"),
     "02_where.safe_log.double_where": ("jax.numpy.where", "JAX FAQ: gradients contain NaN where using where"),
+    "02_where.sum_of_positive_numbers.recipe": ("jax.numpy.where",),
+    "02_where.masked_mean.recipe": ("jax.numpy.where",),
 }
 
 # The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in

@@ -17,6 +17,11 @@ ENGLISH: dict[str, str] = {
     "03_control_flow.sum_init.mistake.one_more": "The value is exactly the sum of the first num + 1 entries: the loop runs one step too many. The upper bound of a `lax.fori_loop` is excluded, as in `range`.",
     "03_control_flow.power_iteration.mistake.normalize_first": "The values are exactly power iteration that normalizes before multiplying by a: the last product is returned unnormalized. Multiply first, then normalize, so every iterate (and the result) has norm 1.",
     "03_control_flow.power_iteration.mistake.unnormalized_start": "The values are exactly power iteration from a start vector of ones that is not normalized: with num_iters = 0 it is returned as it is. Start from the vector of ones divided by its norm.",
+    "03_control_flow.collatz_steps.dtype": "the step count must be int32: start the counter in the carry of `lax.while_loop` from `jnp.int32(0)` (or `jnp.zeros((), jnp.int32)`) and add 1 to it; a float counter such as `0.0` makes the result float32.",
+    "03_control_flow.square.mistake.not_squared": "The values are exactly x (its negative where `negate` is True): the branches change the sign but never square. Each branch of `lax.cond` computes x ** 2, one of them negated.",
+    "03_control_flow.sum_init.mistake.counted": "The value is exactly num: each step adds 1 to the total instead of the entry. The body of `lax.fori_loop` receives the index i: add `x[i]` to the running total.",
+    "03_control_flow.power_iteration.mistake.start_vector": "The result is exactly the normalized start vector: the loop body never multiplies by a. Each iteration computes `a @ v` and divides it by its norm.",
+    "03_control_flow.collatz_steps.mistake.always_halved": "The counts are exactly those of halving n at every step, odd values too: the `3 * n + 1` step for odd n is missing. Choose the step by the parity of n, e.g. `jnp.where(n % 2 == 0, n // 2, 3 * n + 1)`.",
 }
 
 IDEAS: dict[str, str] = {
@@ -27,6 +32,7 @@ IDEAS: dict[str, str] = {
     "03_control_flow.sum_init.use_fori_loop": "this exercise is about `lax.fori_loop`: write the sum as a loop body that adds one entry to the running total.",
     "03_control_flow.power_iteration.keep_traced": "`num_iters` may be traced, so `range(num_iters)` or a static argument cannot set the number of iterations. Loop inside the compiled program, with a loop whose bounds may be traced.",
     "03_control_flow.collatz_steps.use_while_loop": "The number of steps depends on the value of n, so the loop has to run inside the compiled program until a condition fails: this exercise is about `lax.while_loop`.",
+    "03_control_flow.collatz_steps.dtype": "the step count must be int32: count the steps in an integer carry, started from an int32 zero.",
 }
 
 APIS: dict[str, tuple[str, ...]] = {
@@ -37,6 +43,7 @@ APIS: dict[str, tuple[str, ...]] = {
     "03_control_flow.sum_init.use_fori_loop": ("jax.lax.fori_loop",),
     "03_control_flow.power_iteration.keep_traced": ("jax.lax.fori_loop",),
     "03_control_flow.collatz_steps.use_while_loop": ("jax.lax.while_loop",),
+    "03_control_flow.collatz_steps.dtype": ("jax.lax.while_loop",),
 }
 
 # The names of this assignment's own graded properties (its @graded tests', grading.toml's), translated in

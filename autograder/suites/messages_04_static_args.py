@@ -20,6 +20,8 @@ ENGLISH: dict[str, str] = {
     "04_static_args.run_steps.mistake.halved_sum": "The values are exactly those of the step 0.5 * (x + 1) applied num_steps times: the step halves x + 1, where it should add 1 to half of x (0.5 * x + 1).",
     "04_static_args.run_steps.mistake.one_step": "The values are exactly those of a single step, whatever num_steps is: the step's result is not fed back into the next step (or the loop returns after its first step).",
     "04_static_args.run_steps.mistake.no_step": "The values are exactly x as it was passed in: no step changed it. Calling `step` does not change x (JAX arrays are immutable), so if you call it in a loop, assign each step's result back to x.",
+    "04_static_args.power.mistake.times_n": "The values are exactly x times n: x is added n times (or multiplied by n) where it is multiplied by itself n times. Start from 1 and multiply by x at every step.",
+    "04_static_args.normalize.mistake.length": "The values are exactly x divided by its length along `axis`: the division is by the number of entries, not by their sum. Divide by `x.sum(axis=axis, keepdims=True)`.",
 }
 
 IDEAS: dict[str, str] = {

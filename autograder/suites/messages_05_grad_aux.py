@@ -20,6 +20,9 @@ ENGLISH: dict[str, str] = {
     "05_grad_aux.fit.not_converged": "{call} on the seed's data (y = 1.3 x + 4.5 + noise) did not reach the least-squares line: got w = {w:.4f}, b = {b:.4f}, expected w = {w_ls:.4f}, b = {b_ls:.4f} within {tol:g}.",
     "05_grad_aux.fit.calls": "fit called {calls} more times after a first call, with new params values and the same x, y, learning_rate and num_steps={num_steps} (so nothing needs a new trace)",
     "05_grad_aux.fit.retrace": "fit creates a new jitted function per call or per step (a `jax.jit(lambda ...)`, a `jax.jit(partial(...))`, or a `@jax.jit` function defined inside fit): each is a function object JAX has never seen, so it is traced and compiled again. Jit train_step once, at the top level with `@jax.jit`, and call that same train_step in fit's loop.",
+    "05_grad_aux.train_step.leaf_unchanged": "One parameter of the new params is exactly its value passed in: the step left it out. Update every leaf of params in the same way (`jax.tree.map` over params and grads), rather than a dict written by hand.",
+    "05_grad_aux.fit.not_fed_back": "Every loss is the loss at the params passed in: each step starts again from them, so the result is a single step of training. Feed each step's new params into the next step: `params, loss = train_step(params, x, y, learning_rate)`.",
+    "05_grad_aux.fit.loss_after_update": "Every loss is the loss of the next step: it is taken after the update, at the new params. Keep the loss that train_step returns, the loss at the params before its update.",
 }
 
 IDEAS: dict[str, str] = {

@@ -27,7 +27,10 @@ def _added_at(x, index, value):
     return out
 
 
-SET_ELEMENT_MISTAKES = (Mistake("01_immutable_updates.set_element.mistake.added", _added_at),)
+SET_ELEMENT_MISTAKES = (
+    Mistake("01_immutable_updates.set_element.mistake.added", _added_at),
+    Mistake("01_immutable_updates.set_element.mistake.unchanged", lambda x, index, value: x.copy()),
+)
 
 
 # --- set_element ---------------------------------------------------------------
@@ -85,7 +88,16 @@ def _added_to_diagonal(m, values):
     return m + np.diag(np.broadcast_to(values, (len(m),))).astype(m.dtype)
 
 
-SET_DIAGONAL_MISTAKES = (Mistake("01_immutable_updates.set_diagonal.mistake.added", _added_to_diagonal),)
+def _rows_replaced(m, values):
+    """`m.at[idx].set(values)` with one index array: every row replaced by the values."""
+    return np.broadcast_to(np.asarray(values, dtype=m.dtype), m.shape).copy()
+
+
+SET_DIAGONAL_MISTAKES = (
+    Mistake("01_immutable_updates.set_diagonal.mistake.added", _added_to_diagonal),
+    Mistake("01_immutable_updates.set_diagonal.mistake.rows", _rows_replaced),
+    Mistake("01_immutable_updates.set_diagonal.mistake.zeros", lambda m, values: np.zeros_like(m)),
+)
 
 
 @graded("set_diagonal", "correct with a vector of values")
@@ -137,6 +149,8 @@ def _dtype_hint(counts):
 HISTOGRAM_MISTAKES = (
     Mistake("01_immutable_updates.histogram.mistake.set_one",
             lambda indices, num_bins: (_counts(indices, num_bins) > 0).astype(np.int32)),
+    Mistake("01_immutable_updates.histogram.mistake.nothing_counted",
+            lambda indices, num_bins: np.zeros(num_bins, np.int32)),
 )
 
 
@@ -181,7 +195,10 @@ def _overwritten(m, i, j):
     return out
 
 
-SWAP_ROWS_MISTAKES = (Mistake("01_immutable_updates.swap_rows.mistake.overwritten", _overwritten),)
+SWAP_ROWS_MISTAKES = (
+    Mistake("01_immutable_updates.swap_rows.mistake.overwritten", _overwritten),
+    Mistake("01_immutable_updates.swap_rows.mistake.zeros", lambda m, i, j: np.zeros_like(m)),
+)
 
 
 def _matrix(rng, sizes):

@@ -35,7 +35,7 @@ def test_sum_of_positive_numbers_correct(submission, rng, sizes):
     for _ in range(3):
         x = _mixed_signs(rng, _length(sizes))
         expect_output(submission, "sum_of_positive_numbers", (x,), F32(x[x > 0].sum()),
-                      mistakes=SUM_OF_POSITIVE_MISTAKES)
+                      hint=text("02_where.sum_of_positive_numbers.recipe"), mistakes=SUM_OF_POSITIVE_MISTAKES)
 
 
 @graded("sum_of_positive_numbers", "no positive entries gives 0")
@@ -73,6 +73,7 @@ SELU_MISTAKES = (
     Mistake("02_where.selu.mistake.scale_negative_only", _selu_variant("1", "lmbda")),
     Mistake("02_where.selu.mistake.swapped_parameters",
             lambda x, alpha=1.67, lmbda=1.05: _selu(x, alpha=lmbda, lmbda=alpha)),
+    Mistake("02_where.selu.mistake.identity", lambda x, alpha=1.67, lmbda=1.05: x.copy()),
 )
 
 
@@ -108,7 +109,7 @@ def test_masked_mean_correct(submission, rng, sizes):
         mask = rng.random(len(x)) < 0.5
         mask[int(rng.integers(0, len(x)))] = True
         expect_output(submission, "masked_mean", (x, mask), F32(x[mask].astype(np.float64).mean()),
-                      mistakes=MASKED_MEAN_MISTAKES)
+                      hint=text("02_where.masked_mean.recipe"), mistakes=MASKED_MEAN_MISTAKES)
 
 
 @graded("masked_mean", "empty mask gives 0, not NaN")
@@ -143,6 +144,7 @@ SAFE_LOG_MISTAKES = (
             lambda x: np.where(x > 0, np.log1p(np.where(x > 0, x, 0.0).astype(np.float64)), 0.0).astype(F32)),
     Mistake("02_where.safe_log.mistake.abs",
             lambda x: np.where(x != 0, np.log(np.abs(np.where(x != 0, x, 1.0)).astype(np.float64)), 0.0).astype(F32)),
+    Mistake("02_where.safe_log.mistake.no_log", lambda x: np.where(x > 0, x, 0.0).astype(F32)),
 )
 
 

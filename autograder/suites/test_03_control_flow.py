@@ -67,6 +67,7 @@ def _square(x, negate):
 
 SQUARE_MISTAKES = (
     Mistake("03_control_flow.square.mistake.swapped_branches", lambda x, negate: _square(x, not negate)),
+    Mistake("03_control_flow.square.mistake.not_squared", lambda x, negate: -x if negate else x.copy()),
 )
 
 
@@ -123,6 +124,7 @@ SUM_INIT_MISTAKES = (
     Mistake("03_control_flow.sum_init.mistake.last_entries",
             lambda x, num: F32(x[len(x) - num:].astype(np.float64).sum())),
     Mistake("03_control_flow.sum_init.mistake.one_more", lambda x, num: _sum_init(x, num + 1)),
+    Mistake("03_control_flow.sum_init.mistake.counted", lambda x, num: F32(num)),
 )
 
 
@@ -208,6 +210,7 @@ POWER_ITERATION_MISTAKES = (
             lambda a, num_iters: _power_iteration(a, num_iters, normalize_first=True)),
     Mistake("03_control_flow.power_iteration.mistake.unnormalized_start",
             lambda a, num_iters: _power_iteration(a, num_iters, start_normalized=False)),
+    Mistake("03_control_flow.power_iteration.mistake.start_vector", lambda a, num_iters: _power_iteration(a, 0)),
 )
 
 
@@ -242,6 +245,21 @@ def _collatz(n):
     return I32(steps)
 
 
+def _always_halved(n):
+    """The steps of a loop that halves n at every step, odd values too, until n <= 1; None where they are the
+    right count (a power of 2), which names nothing."""
+    steps = max(int(n).bit_length() - 1, 0)
+    return None if steps == _collatz(n) else I32(steps)
+
+
+COLLATZ_MISTAKES = (Mistake("03_control_flow.collatz_steps.mistake.always_halved", _always_halved),)
+
+
+def _steps_dtype_hint(steps):
+    """The int32 advice, only when the steps' dtype is what is wrong."""
+    return None if np.asarray(steps).dtype == I32 else text("03_control_flow.collatz_steps.dtype")
+
+
 def _starts(rng, count):
     return rng.integers(2, 5000, count).astype(I32)
 
@@ -249,7 +267,8 @@ def _starts(rng, count):
 @graded("collatz_steps", "correct")
 def test_collatz_steps_correct(submission, rng):
     for n in (I32(1), I32(6), *_starts(rng, 5)):
-        expect_output(submission, "collatz_steps", (n,), _collatz(n), exact=True, check_dtype=True)
+        expect_output(submission, "collatz_steps", (n,), _collatz(n), exact=True, check_dtype=True,
+                      hint=_steps_dtype_hint, mistakes=COLLATZ_MISTAKES)
 
 
 @graded("collatz_steps", "jittable")

@@ -58,7 +58,10 @@ def _power(x, n):
     return result
 
 
-POWER_MISTAKES = (Mistake("04_static_args.power.mistake.starts_from_x", lambda x, n: _power(x, n + 1)),)
+POWER_MISTAKES = (
+    Mistake("04_static_args.power.mistake.starts_from_x", lambda x, n: _power(x, n + 1)),
+    Mistake("04_static_args.power.mistake.times_n", lambda x, n: x * F32(n) if n > 1 else None),  # n = 0, 1: no tell
+)
 
 
 @graded("power", "jitted object")
@@ -102,6 +105,7 @@ NORMALIZE_MISTAKES = (
             lambda x, axis=0: (x.astype(np.float64) / x.astype(np.float64).sum()).astype(F32)),
     Mistake("04_static_args.normalize.mistake.max",
             lambda x, axis=0: (x.astype(np.float64) / x.astype(np.float64).max(axis=axis, keepdims=True)).astype(F32)),
+    Mistake("04_static_args.normalize.mistake.length", lambda x, axis=0: (x / F32(x.shape[axis])).astype(F32)),
 )
 
 

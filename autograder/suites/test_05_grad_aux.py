@@ -136,16 +136,19 @@ def _least_squares(x, y):
 
 # --- comparing -------------------------------------------------------------------
 
-def _close(actual, expected, *, call, scale, hint_key, rtol=1e-5, related=None):
+def _close(actual, expected, *, call, scale, hint_key, rtol=1e-5, related=None, mistake=None):
     """assert_close with rtol and an absolute error of REL times the terms' magnitude, plus a hint; with
     `related` (the arguments the value is related by: a start, the batch), how a wrong value relates to the
-    expected one (value_relations) first."""
+    expected one (value_relations) first; with `mistake` (the sentence of a known mistake the values show),
+    that sentence first instead."""
     # A property check failing here was not checked: its values are wrong.
     with comparing_values(hint=text(hint_key)):
         try:
             assert_close(actual, np.asarray(expected, dtype=np.float64), call=call, rtol=rtol,
                          atol=REL * scale + 1e-6)
         except AssertionError as error:
+            if mistake is not None:
+                raise with_hint(error, mistake) from None
             if related is None:
                 raise
             raise with_hint(error, relation_hint(actual, np.asarray(expected, dtype=F32), related)) from None
@@ -196,8 +199,10 @@ def _expect_loss_with_aux(out, params, x, y, call):
     hint = "05_grad_aux.loss_with_aux.values"
     _close(mse, _loss(params, x, y), call=f"{call}[0] (mse)", scale=_loss_scale(params, x, y), hint_key=hint,
            related=(x, y))
-    _close(aux["predictions"], predictions, call=f"{call}[1]['predictions']", scale=terms.max(), hint_key=hint)
-    _close(aux["residuals"], residuals, call=f"{call}[1]['residuals']", scale=terms.max(), hint_key=hint)
+    _close(aux["predictions"], predictions, call=f"{call}[1]['predictions']", scale=terms.max(), hint_key=hint,
+           related=(x, y))
+    _close(aux["residuals"], residuals, call=f"{call}[1]['residuals']", scale=terms.max(), hint_key=hint,
+           related=(x, y))
 
 
 @graded("loss_with_aux", "correct values and structure")
@@ -339,7 +344,17 @@ def _expect_new_params(out, args, call):
     for key in ("w", "b"):
         _close(new_params[key], expected[key], call=f"{call}[0][{key!r}]",
                scale=abs(float(params[key])) + learning_rate * scales[key],
-               hint_key="05_grad_aux.train_step.params", related=(np.asarray(params[key], dtype=F32), x, y))
+               hint_key="05_grad_aux.train_step.params", related=(np.asarray(params[key], dtype=F32), x, y),
+               mistake=_leaf_unchanged(new_params[key], params[key]))
+
+
+def _leaf_unchanged(new, old) -> str | None:
+    """The known mistake of a leaf left out of the update: the new value is exactly the one passed in."""
+    try:
+        same = np.array_equal(np.asarray(new), np.asarray(old))
+    except (TypeError, ValueError):
+        return None
+    return text("05_grad_aux.train_step.leaf_unchanged") if same else None
 
 
 @graded("train_step", "jitted object")
@@ -397,7 +412,7 @@ def _train_step_problem(submission, fit_args) -> str | None:
     params, x, y, learning_rate, _ = fit_args
     args = (params, x, y, learning_rate)
     try:
-        _train_step_output(submission.call("train_step", *args), describe_call("train_step", args, {}))
+        _expect_new_params(submission.call("train_step", *args), args, describe_call("train_step", args, {}))
     except AssertionError as failure:  # a StudentCodeError too: train_step a stub, or raising
         return None if _absent(failure) else _first_sentence(failure)
     return None
@@ -468,10 +483,29 @@ def _expect_fit(out, args, call):
     expected_final, expected_losses = _fit(params, x, y, learning_rate, num_steps)
     scale = _loss_scale(params, x, y)
     _close(losses, expected_losses, call=f"{call}[1]", scale=10 * scale, rtol=1e-4,
-           hint_key="05_grad_aux.fit.values")
+           hint_key="05_grad_aux.fit.values", mistake=_losses_hint(losses, expected_losses, scale))
     for key in ("w", "b"):
         _close(final[key], expected_final[key], call=f"{call}[0][{key!r}]",
                scale=10 * (1 + abs(expected_final[key])), rtol=1e-4, hint_key="05_grad_aux.fit.values")
+
+
+def _losses_hint(losses, expected_losses, scale) -> str | None:
+    """The known mistakes of fit's losses: every step started again from the params passed in (every loss is
+    the first one), or each loss taken after its update (every loss is the next one)."""
+    got = np.asarray(losses, dtype=np.float64)
+    if got.shape != expected_losses.shape or len(got) < 3:
+        return None
+
+    def close(a, b):
+        return np.allclose(a, b, rtol=1e-4, atol=1e-3 * scale + 1e-6)
+
+    if close(expected_losses[1:], expected_losses[:-1]):  # training does not move: neither can be told
+        return None
+    if close(got, expected_losses[0]):
+        return text("05_grad_aux.fit.not_fed_back")
+    if close(got[:-1], expected_losses[1:]):
+        return text("05_grad_aux.fit.loss_after_update")
+    return None
 
 
 @graded("fit", "correct final params and losses")
