@@ -40,6 +40,7 @@ CASES = {
     "relation.axes_swapped": (X.T.copy(), X, ()),
     "relation.reversed": (X[:, ::-1].copy(), X, ()),
     "relation.shifted": (np.concatenate([np.zeros((4, 1), F32), X[:, :-1]], axis=1), X, ()),
+    "relation.shifted[earlier]": (np.concatenate([X[:, 1:], np.zeros((4, 1), F32)], axis=1), X, ()),
     "relation.flipped_sign": (-X, X, ()),
     "relation.scaled": (4 * X, X, ()),
     "relation.offset": (X + F32(1e-3), X, ()),
@@ -61,6 +62,7 @@ CASES = {
 @pytest.mark.parametrize("key", sorted(CASES))
 def test_each_relation_is_named_when_it_holds_on_every_entry(key):
     actual, expected, args = CASES[key]
+    key = key.split("[")[0]  # a second case of one relation: "[...]" says which
     hint = relation_hint(actual, expected, args)
     assert hint == messages.text(key, **_said_fields(hint, key)), hint
 
