@@ -29,6 +29,8 @@ _STATIC_VALUE = re.compile(r"^\* at input path (?P<path>\S+), now .*?Static\(val
 _KEYWORDS = re.compile(r"^\* at input path \[1\], now <class 'dict'>.*key sets: \{(?P<names>.*)\}$")
 # "    step_fn id=140416394434640 defined at <cell 1>:13"
 _NEW_FUNCTION = re.compile(r"^(?P<name>[\w.<>]+) id=\d+ defined at (?P<where>.+?)(?::(?P<line>\d+))?$")
+# Said under a function never seen when one defined on the same line was (JAX 0.5 to 0.10).
+_MADE_AGAIN = "but seen another function defined on the same line"
 _POSITION = re.compile(r"^\[0\]\[(\d+)\]$")
 _KEYWORD = re.compile(r"^\[1\]\['(\w+)'\]$")
 MAX_VALUE_CHARS = 40
@@ -44,12 +46,19 @@ class Cause:
 
 
 def causes(explanations: Sequence[str]) -> list[Cause]:
-    """The causes in JAX's explanations, in order of first appearance, each once."""
+    """The causes in JAX's explanations, in order of first appearance, each once.
+
+    A function JAX has never seen is a cause only when JAX has seen another defined on the same line (the
+    function is made again at every call); otherwise it is that function's first trace, which is expected.
+    """
     found: list[Cause] = []
     for explanation in explanations:
         lines = [line.strip() for line in str(explanation).splitlines()]
+        made_again = any(line.startswith(_MADE_AGAIN) for line in lines)
         for index, line in enumerate(lines):
             cause = _cause(line, lines[index - 1] if index else "")
+            if cause is not None and cause.kind == "new_function" and not made_again:
+                continue
             if cause is not None and cause not in found:
                 found.append(cause)
     return found

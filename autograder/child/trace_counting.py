@@ -95,13 +95,19 @@ def trace_events():
 
 @contextlib.contextmanager
 def cache_miss_explanations():
-    """Capture JAX's explanations of tracing-cache misses logged inside the block."""
+    """Capture JAX's explanations of tracing-cache misses logged inside the block.
+
+    Only those of calls made outside any trace: a function traced while another is (a loop body inside a
+    jitted function) is traced again whenever the outer one is, and that is the outer one's cause.
+    """
+    from jax._src import core
+
     records: list[str] = []
 
     class Collector(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             message = record.getMessage()
-            if "CACHE MISS" in message and len(records) < MAX_EXPLANATIONS:
+            if "CACHE MISS" in message and len(records) < MAX_EXPLANATIONS and core.trace_state_clean():
                 records.append(message)
 
     handler = Collector(level=logging.WARNING)
