@@ -50,6 +50,9 @@ CODE = textwrap.dedent('''
 
     def rows_cancelling(x):
         return jnp.mean(x ** 2) - jnp.mean(x) ** 2
+
+    def cancelling_in_a_list(x):
+        return [jnp.mean(x ** 2) - jnp.mean(x) ** 2]
 ''')
 
 
@@ -80,7 +83,7 @@ def test_cancellation_that_is_right_in_64_bits_is_said_to_be_rounding(submission
 
 
 @pytest.mark.parametrize("function", ["variance_plus_eps", "second_moment", "cancelling_in_float32_always",
-                                      "raising_in_64_bits"])
+                                      "raising_in_64_bits", "cancelling_in_a_list"])
 def test_what_is_not_rounding_is_never_said_to_be(submission, far_from_zero, function):
     assert rounding_hint(submission, function, (far_from_zero,), {}, _variance(far_from_zero), {}) is None
 

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from autograder.catalog import messages
-from autograder.check.compare import leaves
+from autograder.check.compare import assert_same_structure, leaves
 from autograder.check.submission import StudentCodeError, Submission
 
 # Agreement asked of the 64-bit run: ten times tighter than the float32 checks' 1e-5 (a reference recorded in
@@ -53,9 +53,13 @@ def rounding_hint(submission: Submission, function: str, args: Sequence[Any], kw
         wide = submission.call_with(function, args, kwargs, wider_floats=True, **kept)
     except (StudentCodeError, AssertionError):  # it fails in 64 bits: nothing to learn from it
         return None
+    try:
+        assert_same_structure(wide, expected, call=function)
+    except AssertionError:
+        return None  # another structure (a list of the right leaves, say): not a matter of rounding
     got = [np.asarray(leaf) for leaf in leaves(wide)]
     if len(got) != len(wanted):
-        return None  # another structure
+        return None
     pairs = list(zip(got, wanted, strict=True))
     if any(g.shape != w.shape or g.dtype != np.float64 for g, w in pairs):
         return None  # not computed in 64 bits (a cast to float32 inside)
