@@ -152,16 +152,17 @@ def count_traces(
         name = counter.__name__
     for args, kwargs in warmup:
         jax.block_until_ready(target(*args, **kwargs))
-    per_call, outputs = [], []
-    with cache_miss_explanations() as explanations:
-        for args, kwargs in calls:
-            with trace_events() as names:
-                outputs.append(jax.block_until_ready(target(*args, **kwargs)))
-            if count_all:
-                per_call.append(len(names))
-            else:
-                per_call.append(sum(1 for n in names if n == name))
-    return TraceCount(traces=sum(per_call), per_call=per_call, explanations=list(explanations), outputs=outputs)
+    per_call, outputs, explanations = [], [], []
+    for index, (args, kwargs) in enumerate(calls):
+        with cache_miss_explanations() as explained, trace_events() as names:
+            outputs.append(jax.block_until_ready(target(*args, **kwargs)))
+        if count_all:
+            per_call.append(len(names))
+        else:
+            per_call.append(sum(1 for n in names if n == name))
+        if index or warmup:  # without a warm-up, the first call's trace is the expected one: no cause to tell
+            explanations.extend(explained[:MAX_EXPLANATIONS - len(explanations)])
+    return TraceCount(traces=sum(per_call), per_call=per_call, explanations=explanations, outputs=outputs)
 
 
 def _counting_wrapper(fn: Callable) -> Callable:

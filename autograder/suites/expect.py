@@ -91,8 +91,7 @@ def expect_output(
     Args:
         submission: the `submission` fixture.
         function: the student's function, by name.
-        args: positional arguments (NumPy arrays, Python scalars, `TypedKey`s, and
-            lists/tuples/str-keyed dicts of those).
+        args: positional arguments (NumPy arrays, Python scalars, `TypedKey`s, and lists/tuples/str-keyed dicts).
         expected: the reference output, computed in the test (NumPy), same structure.
         kwargs: keyword arguments.
         exact: compare with `assert_equal` (integers, booleans) instead of `assert_close`.
@@ -126,26 +125,29 @@ def expect_output(
     try:
         _assert_values(actual, expected, call=call, exact=exact, check_dtype=check_dtype, rtol=rtol, atol=atol)
     except AssertionError as error:
-        hints = _value_hints(actual, expected, args, kwargs, hint, mistakes,
-                             submission.devices if on_devices or call_options.get("rows_sharded") else None)
-        if hints[0] is None and not call_options.get("rows_sharded"):
-            hints = (rounding_hint(submission, function, args, kwargs, expected, call_options), *hints[1:])
-        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(*hints)) from None
+        devices = submission.devices if on_devices or call_options.get("rows_sharded") else None
+        raise rebuilt(error, failure_of(error).as_wrong_values().hinted(*_value_hints(
+            actual, expected, args, kwargs, hint, mistakes, devices,
+            lambda: rounding_hint(submission, function, args, kwargs, expected, call_options)))) from None
     return actual
 
 
 def _value_hints(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[str, Any],
                  hint: str | Callable[[Any], str | None] | None, mistakes: Sequence[Mistake],
-                 devices: int | None = None) -> tuple[str | None, ...]:
+                 devices: int | None = None,
+                 in_64_bits: Callable[[], str | None] | None = None) -> tuple[str | None, ...]:
     """The hints for wrong values, the most telling first: a declared known mistake alone (it names the exact
-    mistake); else how the values relate to the expected ones (check/value_relations.py), then the suite's hint
-    (the JAX idea, or the exercise's recipe restated, which never comes first when a relation is found). With no
-    relation, expect_output then asks whether the code is right in 64 bits (check/rounding_relation.py)."""
+    mistake); else how the values relate to the expected ones (check/value_relations.py; with none, off devices,
+    whether the code is right in 64 bits: `in_64_bits`, check/rounding_relation.py), then the suite's hint (the
+    JAX idea, or the exercise's recipe restated, which never comes first when a relation is found)."""
     named = named_mistake(actual, expected, args, kwargs, mistakes)
     if named:
         return (messages.text(named.key),)
     said = hint(actual) if callable(hint) else hint
-    return relation_hint(actual, expected, args, devices), said
+    related = relation_hint(actual, expected, args, devices)
+    if related is None and devices is None and in_64_bits is not None:
+        related = in_64_bits()
+    return related, said
 
 
 def _described_call(function: str, args: Sequence[Any], kwargs: dict[str, Any], mode: str) -> str:
