@@ -152,7 +152,9 @@ def count_traces(
         name = counter.__name__
     for args, kwargs in warmup:
         jax.block_until_ready(target(*args, **kwargs))
-    per_call, outputs, explanations = [], [], []
+    per_call: list[int] = []
+    outputs: list[Any] = []
+    explanations: list[str] = []
     for index, (args, kwargs) in enumerate(calls):
         with cache_miss_explanations() as explained, trace_events() as names:
             outputs.append(jax.block_until_ready(target(*args, **kwargs)))
