@@ -57,10 +57,7 @@ def rounding_hint(submission: Submission, function: str, args: Sequence[Any], kw
         assert_same_structure(wide, expected, call=function)
     except AssertionError:
         return None  # another structure (a list of the right leaves, say): not a matter of rounding
-    got = [np.asarray(leaf) for leaf in leaves(wide)]
-    if len(got) != len(wanted):
-        return None
-    pairs = list(zip(got, wanted, strict=True))
+    pairs = list(zip((np.asarray(leaf) for leaf in leaves(wide)), wanted, strict=True))
     if any(g.shape != w.shape or g.dtype != np.float64 for g, w in pairs):
         return None  # not computed in 64 bits (a cast to float32 inside)
     if not all(np.allclose(g, w.astype(np.float64), rtol=RTOL, atol=ATOL) for g, w in pairs):

@@ -99,16 +99,11 @@ class Executor:
         else:
             raise _Refusal(ChildError(ErrorKind.BAD_REQUEST, message=f"unknown call mode {mode!r}"))
         checking = jax.debug_key_reuse(True) if request.key_reuse_check else contextlib.nullcontext()
-        if request.wider_floats:
-            if mode == "jit":
-                raise _Refusal(ChildError(ErrorKind.BAD_REQUEST, message="wider_floats is for calls the child runs"))
-            from autograder.child import wider_floats
+        from autograder.child import wider_floats
 
-            with wider_floats.x64_mode(), checking:
+        with wider_floats.x64_mode() if request.wider_floats else contextlib.nullcontext(), checking:
+            if request.wider_floats:
                 args, kwargs = wider_floats.widened((args, kwargs))
-                value = jax.block_until_ready(target(*args, **kwargs))
-            return {"value": value}
-        with checking:
             value = jax.block_until_ready(target(*args, **kwargs))
         if request.placements is True:
             from autograder.protocol.placements import placement_of

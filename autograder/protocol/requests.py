@@ -68,7 +68,7 @@ class Call:
     # returned: 10_parallel's placements are judged on the function called as the student calls it.
     placements: bool = False
     # Call again with 64-bit floats: float32 arguments widened, under JAX's x64 mode (child/wider_floats.py), to
-    # tell float32 rounding from a wrong formula (check/rounding_relation.py). Only "plain", "vmap" and "grad_sum".
+    # tell float32 rounding from a wrong formula (check/rounding_relation.py).
     wider_floats: bool = False
 
 
