@@ -1,15 +1,18 @@
 """How long a student waits for a check: the three latencies of issue "fast checks", per assignment.
 
 - cold: `autograder check` of the full solution notebook in a new process, with an empty
-  compilation cache (the first check on a machine);
+  cache folder (the first check on a machine: no compiled programs, no warm server);
 - new seed: `autograder check` again right after, with another seed (the persistent
-  compilation cache holds the first run's programs);
+  compilation cache holds the first run's programs, and the warm server the first run
+  started forks it: autograder/warm_start);
 - check cell: in a running Jupyter kernel that has run the notebook (and so each check
   cell once), each exercise's check cell run again with a new seed; the slowest exercise.
 """
 
 from __future__ import annotations
 
+import os
+import resource
 import subprocess
 import time
 from pathlib import Path
@@ -22,13 +25,36 @@ TIMER = "__autograder_bench_time"
 
 def check_command_seconds(command: list[str], notebook: Path, seed: int, env: dict, cwd: Path) -> float:
     """Wall time of `autograder check NOTEBOOK --seed SEED` in a new process."""
+    return command_times([*command, "check", str(notebook), "--seed", str(seed)], env, cwd)[0]
+
+
+def command_times(argv: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time of a check command: user and system time of every process it started, and of the
+    warm server's forks that ran it (autograder/warm_start; a server started under env's XDG_CACHE_HOME)."""
+    cache_home = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    served_before = _served_cpu_seconds(cache_home)
     started = time.perf_counter()
-    completed = subprocess.run([*command, "check", str(notebook), "--seed", str(seed)], capture_output=True,
-                               text=True, cwd=cwd, env=env)
+    completed = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    served = _served_cpu_seconds(cache_home) - served_before
     if completed.returncode != 0:
-        raise RuntimeError(f"autograder check {notebook} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
-    return seconds
+        raise RuntimeError(f"{' '.join(argv)} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+    return seconds, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime + served
+
+
+def _served_cpu_seconds(cache_home: Path) -> float:
+    """CPU time of the forks the live warm servers under `cache_home` have ended (/proc/PID/stat: cutime, cstime)."""
+    ticks = 0
+    for lock in (cache_home / "autograder" / "warm-checks").glob("*.lock"):
+        pid = lock.read_text().strip()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def check_cell_seconds(notebook_path: Path, functions: list[str], seed: int) -> dict[str, float]:

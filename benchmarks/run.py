@@ -159,10 +159,12 @@ def time_check(run: Run) -> None:
     from autograder import grading_config
 
     command = _autograder_command()
-    env = dict(os.environ, AUTOGRADER_JAX_CACHE=str(run.work / "check-cache"))
     config = grading_config.load()
     timings = {}
     for assignment in run.assignments:
+        # Cold is a machine's first check: caches of its own, and so no compiled program and no warm server.
+        env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_JAX_CACHE", "AUTOGRADER_WARM_CHECKS")}
+        env["XDG_CACHE_HOME"] = str(run.work / "check-cache" / assignment)
         notebook = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
         cold = check_latency.check_command_seconds(command, notebook, run.args.seed, env, ROOT)
         new_seed = check_latency.check_command_seconds(command, notebook, run.args.seed + 1, env, ROOT)

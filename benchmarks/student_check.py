@@ -4,8 +4,9 @@ The student distribution is built from this checkout and installed in a
 fresh virtual environment with the pinned JAX (as a student's laptop has it,
 without the kit's repository). Per assignment, on its solution notebook:
 
-- cold: the first `autograder check` on the machine (an empty compilation cache);
-- repeated: the same command again (the cache holds the first run's programs).
+- cold: the first `autograder check` on the machine (an empty compilation cache, no warm server);
+- repeated: the same command again (the cache holds the first run's programs, and the warm server the
+  first run started forks the check: autograder/warm_start).
 
 Each figure is wall time; `*_cpu_seconds` beside it is the CPU time (user and
 system) of the command's whole process tree, which a busy machine changes far
@@ -16,12 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+import check_latency  # benchmarks/check_latency.py
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,19 +63,11 @@ def check_seconds(python: Path, notebook: Path, cache_home: Path, cwd: Path) -> 
 
 
 def check_times(python: Path, notebook: Path, cache_home: Path, cwd: Path) -> tuple[float, float]:
-    """Wall time and CPU time (user and system, every process it started included) of the student package's
-    `autograder check NOTEBOOK` with its caches under `cache_home`."""
+    """Wall time and CPU time (user and system, every process it started included, and the warm server's forks
+    that ran it) of the student package's `autograder check NOTEBOOK` with its caches under `cache_home`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "JAX_", "XLA_", "PYTHON"))}
     env["XDG_CACHE_HOME"] = str(cache_home)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    completed = subprocess.run([str(python.parent / "autograder"), "check", str(notebook)], capture_output=True,
-                               text=True, cwd=cwd, env=env)
-    seconds = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if completed.returncode != 0:
-        raise RuntimeError(f"autograder check {notebook} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
-    return seconds, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return check_latency.command_times([str(python.parent / "autograder"), "check", str(notebook)], env, cwd)
 
 
 def timings(work: Path, assignments: list[str]) -> dict[str, dict[str, float]]:

@@ -14,6 +14,9 @@ from autograder import grading_config
 REPO = Path(__file__).resolve().parent.parent
 # A fixed seed keeps the kit's tests reproducible; test_reproducibility varies it.
 SEED = int(os.environ.get("AUTOGRADER_TEST_SEED", "20261121"))
+# Every `autograder check` these tests start runs on its own: a warm server would outlive the test that started
+# it (ten minutes idle). tests/test_warm_checks.py turns warm starts on where it tests them, and ends its servers.
+os.environ["AUTOGRADER_WARM_CHECKS"] = "off"
 
 
 # --- test tiers (README "Tests"; `make test-fast`, `make test-assignment A=NAME`) -------------------

@@ -145,6 +145,7 @@ def _environment(python: Path, caches: Path) -> dict:
     env["PATH"] = os.pathsep.join([str(python.parent), env.get("PATH", "")])
     env["XDG_CACHE_HOME"] = str(caches)
     env["PYTHONFAULTHANDLER"] = "1"
+    env["AUTOGRADER_WARM_CHECKS"] = "off"  # no server outlives the test (test_warm_checks.py tests them)
     return env
 
 
@@ -374,3 +375,30 @@ def test_float32_rounding_is_told_on_every_jax(version, student_wheel, tmp_path)
                           env=_environment(python, tmp_path / "cache"), timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.splitlines()[-1]) == {"cancelling": True, "plus_eps": False}
+
+
+@pytest.mark.parametrize("version", jax_support.TESTED)
+def test_a_repeated_check_is_forked_warm_on_every_jax(version, student_wheel, tmp_path):
+    """The student package's warm start (autograder/warm_start) on each JAX: the server imports that JAX without
+    starting its backend, and each device count of 10 is forked from it with its own count."""
+    from warm_servers import ready_server, reaped_cpu_ticks, servers
+
+    python = _installed(_venv(version, version), student_wheel)
+    notebook = Path(shutil.copy(ROOT / "solutions" / "10_parallel" / "10_parallel.ipynb", tmp_path))
+    env = dict(_environment(python, tmp_path / "cache"), AUTOGRADER_WARM_CHECKS="on")
+
+    def check() -> subprocess.CompletedProcess:
+        return subprocess.run([str(python.parent / "autograder"), "check", str(notebook)], capture_output=True,
+                              text=True, env=env, timeout=600, cwd=tmp_path)
+
+    try:
+        alone = check()
+        server = ready_server(tmp_path / "cache")
+        before = reaped_cpu_ticks(server)
+        served = check()
+        assert reaped_cpu_ticks(server) > before, "the second check did not run in forks of the warm server"
+    finally:
+        for pid in servers(tmp_path / "cache"):
+            os.kill(pid, 9)
+    assert alone.returncode == 0, alone.stdout[-3000:] + alone.stderr[-3000:]
+    assert (served.returncode, served.stdout) == (alone.returncode, alone.stdout)

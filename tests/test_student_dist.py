@@ -249,6 +249,7 @@ def _environment(venv_python: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "PYTHON", "JUPYTER", "VIRTUAL_ENV"))}
     env["JUPYTER_PATH"] = str(venv_python.parent.parent)  # only the kernel spec of this venv
     env["AUTOGRADER_JAX_CACHE"] = "off"
+    env["AUTOGRADER_WARM_CHECKS"] = "off"  # no server outlives the test (test_warm_checks.py tests them)
     env["PATH"] = os.pathsep.join([str(venv_python.parent), env.get("PATH", "")])
     return env
 

@@ -348,6 +348,7 @@ ENGLISH: dict[str, str] = {
     "student.jax_then_notebook": "restart the kernel and run this cell again",
     "student.jax_then_command": "run the same command again",
     "student.internal_error": "The checks themselves failed here, not your code ({error_type}: {error}). Report this message to course staff with these versions: {versions}.",
+    "warm.lost": "The check's process ended without saying how (the process that ran it was stopped). Run the check again; if this happens again, set {variable}=off and tell course staff.",
     "student.kit_failed": "The checks themselves failed, not your code ({error}). Report this message to course staff with these versions: {versions}.",
     "student.kernel_devices": "Checked with this kernel's {devices} CPU device(s). Grading checks this assignment with {counts} devices, each in a fresh process, and so does `autograder check` on the saved notebook: a device count written into the code loses points there.",
     "student.device_counts_joined": "{first} and {last}",

@@ -59,10 +59,20 @@ def start_each_count(arguments: list[str], counts: tuple[int, ...]) -> Started:
         flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={count}".strip()
         environment = dict(os.environ, JAX_NUM_CPU_DEVICES=str(count), XLA_FLAGS=flags,
                            **{DEVICES_VARIABLE: str(count)})
-        processes.append((count, subprocess.Popen([sys.executable, "-m", "autograder", *arguments],
+        processes.append((count, subprocess.Popen([*_this_command(), *arguments],
                                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                                   env=environment)))
     return Started(list(arguments), processes)
+
+
+def _this_command() -> list[str]:
+    """How this process was started: its `autograder` script, else `python -m autograder`. The same command line
+    gives the same import path, so each count's process may be forked by the warm server this one used
+    (autograder.warm_start)."""
+    script = sys.argv[0] if sys.argv else ""
+    if sys.platform != "win32" and os.path.basename(script) == "autograder" and os.path.isfile(script):
+        return [sys.executable, script]
+    return [sys.executable, "-m", "autograder"]
 
 
 def stop(started: Started) -> None:

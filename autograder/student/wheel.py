@@ -64,6 +64,7 @@ KIT_MODULES = (
     "student/replayed_mistakes.py", "student/learned_sentences.py", "student/device_checks.py",
     "student/checking.py",
     "student/notebook.py", "student/cli.py",
+    "warm_start/__init__.py", "warm_start/identity.py", "warm_start/client.py", "warm_start/server.py",
 )
 # Generated modules: the released notebooks import autograder.notebook; `python -m autograder` runs the command.
 GENERATED_MODULES = {

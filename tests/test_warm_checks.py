@@ -1,0 +1,208 @@
+"""Warm starts (autograder/warm_start): a repeated `autograder check` is forked from a server that has already
+imported JAX and the kit, and says exactly what a check on its own says."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from warm_servers import children, ready_server, reaped_cpu_ticks, servers
+
+from autograder.warm_start import identity
+
+REPO = Path(__file__).resolve().parent.parent
+AUTOGRADER = Path(sys.executable).parent / "autograder"
+PATIENCE_SECONDS = 120  # how long a test waits for a process to end; never a measure of speed
+
+
+@pytest.fixture
+def cache_home(tmp_path):
+    home = tmp_path / "cache"
+    yield home
+    for pid in servers(home):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _environment(cache_home: Path, warm: bool = True) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "JAX_", "XLA_"))}
+    env["XDG_CACHE_HOME"] = str(cache_home)
+    env[identity.ENVIRONMENT_VARIABLE] = "on" if warm else "off"
+    return env
+
+
+def _check(notebook: Path, cache_home: Path, *more: str, warm: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run([str(AUTOGRADER), "--config", str(REPO / "grading.toml"), "check", str(notebook), "--seed",
+                           "5", *more], capture_output=True,
+                          text=True, env=_environment(cache_home, warm), cwd=notebook.parent, timeout=600)
+
+
+def _notebook(tmp_path: Path, assignment: str, kind: str = "solutions") -> Path:
+    folder = tmp_path / kind
+    folder.mkdir(exist_ok=True)
+    source = REPO / kind / assignment / f"{assignment}.ipynb"
+    if kind == "assignments":
+        source = REPO / "assignments" / assignment / f"{assignment}.ipynb"
+    return Path(shutil.copy(source, folder / f"{assignment}.ipynb"))
+
+
+@pytest.mark.parametrize("kind", ["solutions", "assignments"])
+def test_a_repeated_check_is_forked_from_the_warm_server_and_says_the_same(tmp_path, cache_home, kind):
+    notebook = _notebook(tmp_path, "01_immutable_updates", kind)
+    alone = _check(notebook, tmp_path / "cold-cache", warm=False)
+    first = _check(notebook, cache_home)
+    server = ready_server(cache_home)
+    before = reaped_cpu_ticks(server)
+    served = _check(notebook, cache_home)
+
+    assert reaped_cpu_ticks(server) > before, "the second check did not run in a fork of the warm server"
+    assert (served.returncode, served.stdout) == (first.returncode, first.stdout) == (alone.returncode, alone.stdout)
+    assert served.returncode == (0 if kind == "solutions" else 1)
+
+
+def test_each_device_count_of_10_is_forked_from_the_warm_server_too(tmp_path, cache_home):
+    notebook = _notebook(tmp_path, "10_parallel")
+    alone = _check(notebook, tmp_path / "cold-cache", warm=False)
+    _check(notebook, cache_home)
+    server = ready_server(cache_home)
+    before = len(children(server)), reaped_cpu_ticks(server)
+    served = _check(notebook, cache_home)
+
+    assert reaped_cpu_ticks(server) > before[1]
+    assert (served.returncode, served.stdout) == (alone.returncode, alone.stdout) == (0, alone.stdout)
+    assert "2" in served.stdout and "4" in served.stdout
+
+
+def test_the_fork_and_what_it_started_end_when_the_check_is_killed(tmp_path, cache_home):
+    notebook = _notebook(tmp_path, "01_immutable_updates")
+    _check(notebook, cache_home)
+    server = ready_server(cache_home)
+    waiting = tmp_path / "waits.py"
+    waiting.write_text("import time\ntime.sleep(300)\n")
+    client = subprocess.Popen([str(AUTOGRADER), "--config", str(REPO / "grading.toml"), "check", str(waiting),
+                               "--assignment", "01_immutable_updates"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_environment(cache_home),
+                              cwd=tmp_path)
+    deadline = time.monotonic() + PATIENCE_SECONDS
+    while not children(server) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    forks = children(server)
+    assert forks, "the check never reached the warm server"
+
+    client.kill()
+    client.wait()
+    deadline = time.monotonic() + PATIENCE_SECONDS
+    while any(Path(f"/proc/{pid}").exists() for pid in forks) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in forks)
+    assert servers(cache_home) == [server], "the server itself keeps serving"
+
+
+def test_a_dead_servers_socket_is_checked_past_and_replaced(tmp_path, cache_home):
+    notebook = _notebook(tmp_path, "01_immutable_updates")
+    expected = _check(notebook, cache_home)
+    dead = ready_server(cache_home)
+    os.kill(dead, signal.SIGKILL)
+    deadline = time.monotonic() + PATIENCE_SECONDS
+    while Path(f"/proc/{dead}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list((cache_home / "autograder" / "warm-checks").glob("*.sock")), "the dead server's socket stays"
+
+    again = _check(notebook, cache_home)
+
+    assert (again.returncode, again.stdout) == (expected.returncode, expected.stdout)
+    assert ready_server(cache_home) != dead
+
+
+def test_clearing_the_cache_folder_ends_the_server(tmp_path, cache_home):
+    notebook = _notebook(tmp_path, "01_immutable_updates")
+    _check(notebook, cache_home)
+    server = ready_server(cache_home)
+
+    shutil.rmtree(cache_home / "autograder" / "warm-checks")
+
+    deadline = time.monotonic() + PATIENCE_SECONDS
+    while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not Path(f"/proc/{server}").exists()
+
+
+def test_warm_starts_off_start_no_server(tmp_path, cache_home):
+    notebook = _notebook(tmp_path, "01_immutable_updates")
+    done = _check(notebook, cache_home, warm=False)
+    assert done.returncode == 0
+    assert not (cache_home / "autograder" / "warm-checks").exists()
+
+
+# --- which server may serve a process ------------------------------------------------------------
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv(identity.ENVIRONMENT_VARIABLE, "on")
+    return tmp_path
+
+
+def test_a_jax_setting_read_at_import_gets_a_server_of_its_own(own_cache, monkeypatch):
+    plain = identity.of_this_process("kit")
+    monkeypatch.setenv("JAX_ENABLE_X64", "1")
+    assert identity.of_this_process("kit").digest != plain.digest
+
+
+@pytest.mark.parametrize("name", ["XLA_FLAGS", "JAX_NUM_CPU_DEVICES", "AUTOGRADER_CHECK_DEVICES", "PWD"])
+def test_what_is_read_after_the_fork_shares_the_server(own_cache, monkeypatch, name):
+    plain = identity.of_this_process("kit")
+    monkeypatch.setenv(name, "4")
+    assert identity.of_this_process("kit").digest == plain.digest
+
+
+def test_a_server_never_holds_what_is_read_after_the_fork(own_cache, monkeypatch):
+    monkeypatch.setenv("JAX_NUM_CPU_DEVICES", "4")
+    assert "JAX_NUM_CPU_DEVICES" not in identity.of_this_process("kit").environment
+
+
+def test_a_folder_others_can_reach_gets_no_warm_start(own_cache):
+    folder = own_cache / "autograder" / "warm-checks"
+    folder.mkdir(parents=True)
+    folder.chmod(0o755)
+    assert identity.of_this_process("kit") is None
+
+
+def test_a_folder_that_is_a_link_gets_no_warm_start(own_cache, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    elsewhere.chmod(0o700)
+    (own_cache / "autograder").mkdir()
+    (own_cache / "autograder" / "warm-checks").symlink_to(elsewhere)
+    assert identity.of_this_process("kit") is None
+
+
+def test_a_socket_path_too_long_for_unix_sockets_is_reached_through_its_folder(tmp_path):
+    long_path = tmp_path / ("d" * 120) / "kit.sock"
+    long_path.parent.mkdir()
+    with socket.socket(socket.AF_UNIX) as listener, identity.socket_address(long_path) as address:
+        listener.bind(address)
+        listener.listen(1)
+        assert len(address) < 108 and long_path.exists()
+        with socket.socket(socket.AF_UNIX) as client, identity.socket_address(long_path) as again:
+            client.connect(again)
+
+
+def test_off_means_off(own_cache, monkeypatch):
+    monkeypatch.setenv(identity.ENVIRONMENT_VARIABLE, "off")
+    assert identity.of_this_process("kit") is None
+
+
+@pytest.mark.parametrize(("argv", "command"), [
+    (["check", "a.ipynb"], "check"), (["--lang", "ko", "check", "a.ipynb"], "check"),
+    (["--config", "check", "grade", "x"], "grade"), (["--help"], None), (["check", "--help"], None),
+])
+def test_only_a_check_is_handed_to_a_server(argv, command):
+    from autograder.warm_start import client
+
+    assert client.command_of(argv) == command
