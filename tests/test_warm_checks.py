@@ -193,6 +193,14 @@ def test_a_socket_path_too_long_for_unix_sockets_is_reached_through_its_folder(t
             client.connect(again)
 
 
+def test_a_ci_pipeline_gets_no_server_unless_it_asks(own_cache, monkeypatch):
+    monkeypatch.delenv(identity.ENVIRONMENT_VARIABLE)
+    monkeypatch.setenv("CI", "true")
+    assert identity.of_this_process("kit") is None
+    monkeypatch.setenv(identity.ENVIRONMENT_VARIABLE, "on")
+    assert identity.of_this_process("kit") is not None
+
+
 def test_off_means_off(own_cache, monkeypatch):
     monkeypatch.setenv(identity.ENVIRONMENT_VARIABLE, "off")
     assert identity.of_this_process("kit") is None

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-ENVIRONMENT_VARIABLE = "AUTOGRADER_WARM_CHECKS"  # "off" turns warm starts off
+ENVIRONMENT_VARIABLE = "AUTOGRADER_WARM_CHECKS"  # "on" or "off"; unset: on, except in CI pipelines
 PROTOCOL = 1
 # Read only after the fork, where the check starts JAX's backend: a device count's process (10_parallel) may
 # use the same server as any other check. The server itself is started without them.
@@ -53,8 +53,14 @@ class Identity:
 
 
 def enabled() -> bool:
-    return sys.platform.startswith("linux") and hasattr(os, "fork") and hasattr(os, "pidfd_open") \
-        and os.environ.get(ENVIRONMENT_VARIABLE, "").strip().lower() != "off"
+    """On where forking is safe, unless turned off; off by default in CI pipelines (CI=true), where every
+    check is a first one and no process should outlive the job: "on" turns it on there."""
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork") and hasattr(os, "pidfd_open")):
+        return False
+    setting = os.environ.get(ENVIRONMENT_VARIABLE, "").strip().lower()
+    if setting in ("on", "off"):
+        return setting == "on"
+    return os.environ.get("CI", "").strip().lower() in ("", "0", "false", "no")
 
 
 def of_this_process(entry: str) -> Identity | None:
