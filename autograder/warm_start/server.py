@@ -127,8 +127,8 @@ def _loop(listener: socket.socket, socket_path: str, bound: int, main, lock: int
                 pid, connection = running.pop(key.fd)
                 events.unregister(key.fd)
                 os.close(key.fd)
-                _, status, usage = os.wait4(pid, 0)
-                _send(connection, {"status": status, "cpu_seconds": usage.ru_utime + usage.ru_stime})
+                _, status = os.waitpid(pid, 0)
+                _send(connection, {"status": status})
                 connection.close()
             last_check = time.monotonic()
         if not running and (time.monotonic() - last_check > IDLE_SECONDS or not _still_bound(socket_path, bound)):
