@@ -81,7 +81,7 @@ def test_each_device_count_of_10_is_forked_from_the_warm_server_too(tmp_path, ca
 
 def test_the_fork_and_what_it_started_end_when_the_check_is_killed(tmp_path, cache_home):
     notebook = _notebook(tmp_path, "01_immutable_updates")
-    _check(notebook, cache_home)
+    first = _check(notebook, cache_home)
     server = ready_server(cache_home)
     waiting = tmp_path / "waits.py"
     waiting.write_text("import time\ntime.sleep(300)\n")
@@ -94,6 +94,9 @@ def test_the_fork_and_what_it_started_end_when_the_check_is_killed(tmp_path, cac
         time.sleep(0.1)
     forks = children(server)
     assert forks, "the check never reached the warm server"
+    beside = _check(notebook, cache_home)  # another check while that one waits: a fork of its own
+    assert (beside.returncode, beside.stdout) == (first.returncode, first.stdout)
+    assert children(server) == forks, "the waiting check's fork is still running"
 
     client.kill()
     client.wait()

@@ -115,7 +115,8 @@ def _loop(listener: socket.socket, socket_path: str, bound: int, main, lock: int
         for key, _ in events.select(LOOK_EVERY_SECONDS):
             if key.data is None:
                 connection, _ = listener.accept()
-                own = [lock, events.fileno(), *running]  # not for a fork to hold
+                # Not for a fork to hold: the server's own, and the other checks' pidfds and connections.
+                own = [lock, events.fileno(), *running, *(other.fileno() for _, other in running.values())]
                 started = _start(connection, listener, own, main)
                 if started is None:
                     connection.close()
