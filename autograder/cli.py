@@ -20,15 +20,9 @@ def run() -> None:
     they compile); what interpreter shutdown would still do, mostly tearing
     down JAX's CPU backend, takes about 0.4 s, a fifth of a warm `check`.
     """
-    from autograder.warm_start import client
+    from autograder.warm_start import client, ending
 
-    code = client.run_check("kit", sys.argv[1:], main)  # a check may run in a warm server's fork
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
+    ending.end_process(client.run_check("kit", sys.argv[1:], main))  # a check may run in a warm server's fork
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -65,6 +65,7 @@ KIT_MODULES = (
     "student/checking.py",
     "student/notebook.py", "student/cli.py",
     "warm_start/__init__.py", "warm_start/identity.py", "warm_start/client.py", "warm_start/server.py",
+    "warm_start/wire.py", "warm_start/ending.py",
 )
 # Generated modules: the released notebooks import autograder.notebook; `python -m autograder` runs the command.
 GENERATED_MODULES = {

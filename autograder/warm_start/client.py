@@ -3,9 +3,9 @@
 `run_check(entry, argv, main)` is how `autograder check` runs. A server of
 the same identity runs the check if there is one; with none to run it
 (none yet, a dead one, another user's socket, warm starts off), the command
-checks on its own as before, then leaves a server for the next check. Nothing here ever
-turns a check into a failure: every problem before the server has forked
-means "check here instead".
+starts one beside itself for the next check and checks on its own as
+before. Nothing here ever turns a check into a failure: every problem
+before the server has forked means "check here instead".
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from autograder.warm_start import identity
-from autograder.warm_start.server import HEADER
+from autograder.warm_start import ending, identity, wire
 
 COMMANDS = {"student": ("check",), "kit": ("check",)}
 # The kit's options that take a value and may come before the command (autograder.cli._add_common_options).
@@ -66,11 +65,11 @@ def delegated(found: identity.Identity, argv: list[str]) -> int | None:
         if uid != os.getuid():
             connection.close()
             return None
-        request = json.dumps({"argv": argv, "program": sys.argv[0] if sys.argv else "autograder",
-                              "cwd": os.getcwd(), "environment": dict(os.environ),
-                              "encoding": sys.stdout.encoding or "utf-8"}).encode()
-        socket.send_fds(connection, [HEADER.pack(len(request)) + request], [0, 1, 2])
-        if _message(connection) is None:  # the server refused or died before forking: nothing ran
+        request = wire.framed({"argv": argv, "program": sys.argv[0] if sys.argv else "autograder",
+                               "cwd": os.getcwd(), "environment": dict(os.environ),
+                               "encoding": sys.stdout.encoding or "utf-8"})
+        socket.send_fds(connection, [request], [0, 1, 2])
+        if wire.received(connection) is None:  # the server refused or died before forking: nothing ran
             connection.close()
             return None
     except (OSError, ValueError):
@@ -86,7 +85,7 @@ def _ended(connection: socket.socket) -> int:
     """Wait for the fork to end and end as it did; Ctrl-C or a kill here ends the fork too (it watches us)."""
     with connection:
         try:
-            ended = _message(connection)
+            ended = wire.received(connection)
         except KeyboardInterrupt:
             return 130
     if ended is None or not isinstance(ended.get("status"), int):
@@ -96,33 +95,10 @@ def _ended(connection: socket.socket) -> int:
         return 2
     if os.WIFSIGNALED(ended["status"]):  # as if this process had died of it, for the shell and for callers
         number = os.WTERMSIG(ended["status"])
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
+        ending.flush()
         signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
     return os.waitstatus_to_exitcode(ended["status"])
-
-
-def _message(connection: socket.socket) -> dict | None:
-    header = _exactly(connection, HEADER.size)
-    if header is None:
-        return None
-    body = _exactly(connection, HEADER.unpack(header)[0])
-    if body is None:
-        return None
-    message = json.loads(body)
-    return message if isinstance(message, dict) else None
-
-
-def _exactly(connection: socket.socket, size: int) -> bytes | None:
-    data = b""
-    while len(data) < size:
-        chunk = connection.recv(size - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
 
 
 def start_server(found: identity.Identity) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib
-import json
 import os
 import selectors
 import signal
@@ -28,7 +27,7 @@ import sys
 import threading
 import time
 
-from autograder.warm_start import identity
+from autograder.warm_start import ending, identity, wire
 
 IDLE_SECONDS = 600.0
 LOOK_EVERY_SECONDS = 5.0
@@ -57,7 +56,6 @@ PRELOAD = {
             "autograder.suites.api", "autograder.suites.expect"),
 }
 MAIN = {"student": "autograder.student.cli", "kit": "autograder.cli"}
-HEADER = struct.Struct("!I")
 
 
 def serve(entry: str, socket_path: str, lock_path: str) -> int:
@@ -129,7 +127,7 @@ def _loop(listener: socket.socket, socket_path: str, bound: int, main, lock: int
                 events.unregister(key.fd)
                 os.close(key.fd)
                 _, status = os.waitpid(pid, 0)
-                _send(connection, {"status": status})
+                wire.send(connection, {"status": status})
                 connection.close()
             last_check = time.monotonic()
         if not running and (time.monotonic() - last_check > IDLE_SECONDS or not _still_bound(socket_path, bound)):
@@ -173,34 +171,19 @@ def _start(connection: socket.socket, listener: socket.socket, own: list[int], m
 
             traceback.print_exc()
             code = 1
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(code)
+        ending.end_process(code)
     for descriptor in descriptors:
         os.close(descriptor)
-    _send(connection, {"started": pid})
+    wire.send(connection, {"started": pid})
     return pid
 
 
 def _receive(connection: socket.socket) -> tuple[dict | None, list[int]]:
-    data, descriptors, _, _ = socket.recv_fds(connection, 65536, 3)
-    if len(data) < HEADER.size:
-        return None, descriptors
-    (length,) = HEADER.unpack_from(data)
-    if length > MAX_REQUEST_BYTES:
-        return None, descriptors
-    body = bytearray(data[HEADER.size:])
-    while len(body) < length:
-        chunk = connection.recv(min(65536, length - len(body)))
-        if not chunk:
-            return None, descriptors
-        body += chunk
-    request = json.loads(body)
+    """The client's request and its three descriptors (stdin, stdout, stderr); None for a malformed request."""
+    first, descriptors, _, _ = socket.recv_fds(connection, 65536, 3)
+    request = wire.received(connection, first, MAX_REQUEST_BYTES)
     fields = {"argv": list, "program": str, "cwd": str, "environment": dict, "encoding": str}
-    if not isinstance(request, dict) or any(not isinstance(request.get(k), t) for k, t in fields.items()):
+    if request is None or any(not isinstance(request.get(k), t) for k, t in fields.items()):
         return None, descriptors
     return request, descriptors
 
@@ -245,14 +228,6 @@ def _end_with_client(connection: socket.socket) -> None:
     except OSError:
         pass
     os.killpg(0, signal.SIGKILL)
-
-
-def _send(connection: socket.socket, message: dict) -> None:
-    data = json.dumps(message).encode()
-    try:
-        connection.sendall(HEADER.pack(len(data)) + data)
-    except OSError:
-        pass  # the client has gone: its fork has ended, or ends now with it
 
 
 def run(arguments: list[str]) -> None:
