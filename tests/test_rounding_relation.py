@@ -114,6 +114,14 @@ def test_grading_says_it_first_when_no_other_relation_holds(submission, far_from
     assert failure.hints[0] == messages.text("relation.float32_rounding"), failure.hints
 
 
+def test_a_check_of_work_spread_over_the_devices_asks_it_too(submission, far_from_zero):
+    """`on_devices` lets a wrong value be a factor of the device count; it does not stop the 64-bit question."""
+    with pytest.raises(AssertionError) as raised:
+        expect_output(submission, "cancelling_variance", (far_from_zero,), _variance(far_from_zero),
+                      hint="the exercise's recipe", on_devices=True)
+    assert failure_of(raised.value).hints[0] == messages.text("relation.float32_rounding")
+
+
 def test_the_sentence_is_in_korean_too():
     messages.choose("ko")
     try:

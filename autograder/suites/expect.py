@@ -7,6 +7,7 @@ for `docs/writing-a-suite.md`.
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, Callable, Iterator, Sequence
 
 from autograder.catalog import messages
@@ -128,8 +129,17 @@ def expect_output(
         devices = submission.devices if on_devices or call_options.get("rows_sharded") else None
         raise rebuilt(error, failure_of(error).as_wrong_values().hinted(*_value_hints(
             actual, expected, args, kwargs, hint, mistakes, devices,
-            lambda: rounding_hint(submission, function, args, kwargs, expected, call_options)))) from None
+            _in_64_bits(submission, function, args, kwargs, expected, call_options)))) from None
     return actual
+
+
+def _in_64_bits(submission: Submission, function: str, args: Sequence[Any], kwargs: dict[str, Any], expected: Any,
+                call_options: dict[str, Any]) -> Callable[[], str | None] | None:
+    """The question whether the code is right in 64 bits (check/rounding_relation.py), asked only when no other
+    relation holds; None for a call whose rows are spread over the devices, which the 64-bit call would not be."""
+    if call_options.get("rows_sharded"):
+        return None
+    return functools.partial(rounding_hint, submission, function, args, kwargs, expected, call_options)
 
 
 def _value_hints(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[str, Any],
@@ -137,15 +147,15 @@ def _value_hints(actual: Any, expected: Any, args: Sequence[Any], kwargs: dict[s
                  devices: int | None = None,
                  in_64_bits: Callable[[], str | None] | None = None) -> tuple[str | None, ...]:
     """The hints for wrong values, the most telling first: a declared known mistake alone (it names the exact
-    mistake); else how the values relate to the expected ones (check/value_relations.py; with none, off devices,
-    whether the code is right in 64 bits: `in_64_bits`, check/rounding_relation.py), then the suite's hint (the
+    mistake); else how the values relate to the expected ones (check/value_relations.py; with none, whether the
+    code is right in 64 bits: `in_64_bits`, check/rounding_relation.py), then the suite's hint (the
     JAX idea, or the exercise's recipe restated, which never comes first when a relation is found)."""
     named = named_mistake(actual, expected, args, kwargs, mistakes)
     if named:
         return (messages.text(named.key),)
     said = hint(actual) if callable(hint) else hint
     related = relation_hint(actual, expected, args, devices)
-    if related is None and devices is None and in_64_bits is not None:
+    if related is None and in_64_bits is not None:
         related = in_64_bits()
     return related, said
 
