@@ -9,17 +9,15 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from warm_servers import children, ready_server, reaped_cpu_ticks, servers
+from warm_servers import children, ended, ready_server, reaped_cpu_ticks, servers, waited_for
 
 from autograder.warm_start import identity
 
 REPO = Path(__file__).resolve().parent.parent
 AUTOGRADER = Path(sys.executable).parent / "autograder"
-PATIENCE_SECONDS = 120  # how long a test waits for a process to end; never a measure of speed
 
 
 @pytest.fixture
@@ -89,21 +87,15 @@ def test_the_fork_and_what_it_started_end_when_the_check_is_killed(tmp_path, cac
                                "--assignment", "01_immutable_updates"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_environment(cache_home),
                               cwd=tmp_path)
-    deadline = time.monotonic() + PATIENCE_SECONDS
-    while not children(server) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    assert waited_for(lambda: children(server)), "the check never reached the warm server"
     forks = children(server)
-    assert forks, "the check never reached the warm server"
     beside = _check(notebook, cache_home)  # another check while that one waits: a fork of its own
     assert (beside.returncode, beside.stdout) == (first.returncode, first.stdout)
     assert children(server) == forks, "the waiting check's fork is still running"
 
     client.kill()
     client.wait()
-    deadline = time.monotonic() + PATIENCE_SECONDS
-    while any(Path(f"/proc/{pid}").exists() for pid in forks) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(Path(f"/proc/{pid}").exists() for pid in forks)
+    assert ended(*forks)
     assert servers(cache_home) == [server], "the server itself keeps serving"
 
 
@@ -112,9 +104,7 @@ def test_a_dead_servers_socket_is_checked_past_and_replaced(tmp_path, cache_home
     expected = _check(notebook, cache_home)
     dead = ready_server(cache_home)
     os.kill(dead, signal.SIGKILL)
-    deadline = time.monotonic() + PATIENCE_SECONDS
-    while Path(f"/proc/{dead}").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    assert ended(dead)
     assert list((cache_home / "autograder" / "warm-checks").glob("*.sock")), "the dead server's socket stays"
 
     again = _check(notebook, cache_home)
@@ -130,10 +120,7 @@ def test_clearing_the_cache_folder_ends_the_server(tmp_path, cache_home):
 
     shutil.rmtree(cache_home / "autograder" / "warm-checks")
 
-    deadline = time.monotonic() + PATIENCE_SECONDS
-    while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not Path(f"/proc/{server}").exists()
+    assert ended(server)
 
 
 def test_warm_starts_off_start_no_server(tmp_path, cache_home):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from autograder.warm_start import identity
 
-PATIENCE_SECONDS = 120  # how long to wait for a server to accept connections; never a measure of speed
+PATIENCE_SECONDS = 120  # how long to wait for a process to start, serve or end; never a measure of speed
 
 
 def servers(cache_home: Path) -> list[int]:
@@ -23,20 +23,15 @@ def servers(cache_home: Path) -> list[int]:
 
 def ready_server(cache_home: Path) -> int:
     """The one server under `cache_home`, once it accepts connections."""
-    deadline = time.monotonic() + PATIENCE_SECONDS
-    while time.monotonic() < deadline:
-        alive = servers(cache_home)
+    def accepting() -> bool:
         sockets = list((cache_home / "autograder" / "warm-checks").glob("*.sock"))
-        if len(alive) == 1 and sockets:
-            with socket.socket(socket.AF_UNIX) as probe:
-                try:
-                    with identity.socket_address(sockets[0]) as address:
-                        probe.connect(address)
-                    return alive[0]
-                except OSError:
-                    pass
-        time.sleep(0.2)
-    raise AssertionError(f"no warm server started under {cache_home}")
+        if len(servers(cache_home)) != 1 or not sockets:
+            return False
+        with socket.socket(socket.AF_UNIX) as probe, identity.socket_address(sockets[0]) as address:
+            return probe.connect_ex(address) == 0
+
+    assert waited_for(accepting), f"no warm server started under {cache_home}"
+    return servers(cache_home)[0]
 
 
 def reaped_cpu_ticks(pid: int) -> int:
@@ -56,3 +51,18 @@ def children(pid: int) -> list[int]:
             if int(fields[1]) == pid:
                 found.append(int(entry.name))
     return found
+
+
+def waited_for(condition) -> bool:
+    """Whether `condition()` came true within PATIENCE_SECONDS."""
+    deadline = time.monotonic() + PATIENCE_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def ended(*pids: int) -> bool:
+    """Whether every process of `pids` is gone within PATIENCE_SECONDS."""
+    return waited_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids))

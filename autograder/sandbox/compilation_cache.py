@@ -63,10 +63,15 @@ PRIVATE_MAX_BYTES = 128 << 20
 _private_directory: Path | None = None
 
 
+def kit_folder() -> Path:
+    """The kit's folder in the user's cache ($XDG_CACHE_HOME, else ~/.cache): these caches, and
+    autograder.warm_start's sockets."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autograder"
+
+
 def default_directory(use: str = "grade") -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     name = {"grade": "jax-compilation", "programs": "shared-programs"}.get(use, f"jax-compilation-{use}")
-    return Path(base) / "autograder" / name
+    return kit_folder() / name
 
 
 def directory(use: str = "grade") -> Path | None:

@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import socket
-import struct
 import subprocess
 import sys
 from collections.abc import Callable
@@ -61,8 +60,7 @@ def delegated(found: identity.Identity, argv: list[str]) -> int | None:
     try:
         with identity.socket_address(found.socket_path) as address:
             connection.connect(address)
-        uid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
-        if uid != os.getuid():
+        if wire.peer_uid(connection) != os.getuid():
             connection.close()
             return None
         request = wire.framed({"argv": argv, "program": sys.argv[0] if sys.argv else "autograder",

@@ -20,6 +20,8 @@ import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from autograder.sandbox import compilation_cache
+
 ENVIRONMENT_VARIABLE = "AUTOGRADER_WARM_CHECKS"  # "on" or "off"; unset: on, except in CI pipelines
 PROTOCOL = 1
 # Read only after the fork, where the check starts JAX's backend: a device count's process (10_parallel) may
@@ -106,8 +108,7 @@ def server_environment(environment: Mapping[str, str]) -> dict[str, str]:
 def _own_folder() -> Path | None:
     """The user's warm-start folder, made if missing; None unless it is a real folder of this user's, closed to
     everyone else (a folder anyone else can write in could hold another user's socket)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    folder = Path(base) / "autograder" / "warm-checks"
+    folder = compilation_cache.kit_folder() / "warm-checks"
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         found = os.lstat(folder)

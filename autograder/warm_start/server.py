@@ -22,7 +22,6 @@ import os
 import selectors
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
@@ -143,8 +142,7 @@ def _still_bound(socket_path: str, bound: int) -> bool:
 
 def _start(connection: socket.socket, listener: socket.socket, own: list[int], main) -> int | None:
     """Fork the check `connection` asks for; its pid, or None for a request that is not one."""
-    uid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
-    if uid != os.getuid():
+    if wire.peer_uid(connection) != os.getuid():
         return None
     connection.settimeout(5.0)
     try:

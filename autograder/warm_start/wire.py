@@ -9,6 +9,11 @@ import struct
 HEADER = struct.Struct("!I")
 
 
+def peer_uid(connection: socket.socket) -> int:
+    """The user id of the process at the other end of `connection` (Linux's SO_PEERCRED: pid, uid, gid)."""
+    return struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
+
+
 def send(connection: socket.socket, message: dict) -> None:
     try:
         connection.sendall(framed(message))
