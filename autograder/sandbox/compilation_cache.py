@@ -49,9 +49,7 @@ import functools
 import hashlib
 import os
 import platform
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 # A directory, or "off" to compile everything every time.
@@ -147,6 +145,9 @@ def enable_private() -> Path | None:
         return None
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":
         return None
+    import shutil
+    import tempfile  # here, with shutil: every `autograder check` reads kit_folder(), through autograder.warm_start
+
     import jax
 
     if getattr(jax.config, "jax_compilation_cache_dir", None):  # JAX types its flags by attribute only
