@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from warm_servers import children, ended, ready_server, reaped_cpu_ticks, servers, waited_for
 
+from autograder.student import device_checks
 from autograder.warm_start import identity
 
 REPO = Path(__file__).resolve().parent.parent
@@ -145,7 +146,7 @@ def test_a_jax_setting_read_at_import_gets_a_server_of_its_own(own_cache, monkey
     assert identity.of_this_process("kit").digest != plain.digest
 
 
-@pytest.mark.parametrize("name", ["XLA_FLAGS", "JAX_NUM_CPU_DEVICES", "AUTOGRADER_CHECK_DEVICES", "PWD"])
+@pytest.mark.parametrize("name", ["XLA_FLAGS", "JAX_NUM_CPU_DEVICES", device_checks.DEVICES_VARIABLE, "PWD"])
 def test_what_is_read_after_the_fork_shares_the_server(own_cache, monkeypatch, name):
     plain = identity.of_this_process("kit")
     monkeypatch.setenv(name, "4")

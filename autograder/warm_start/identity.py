@@ -26,6 +26,7 @@ ENVIRONMENT_VARIABLE = "AUTOGRADER_WARM_CHECKS"  # "on" or "off"; unset: on, exc
 PROTOCOL = 1
 # Read only after the fork, where the check starts JAX's backend: a device count's process (10_parallel) may
 # use the same server as any other check. The server itself is started without them.
+# (student.device_checks sets all three; its module is not imported here, to keep every check's client small.)
 READ_AFTER_FORK = ("XLA_FLAGS", "JAX_NUM_CPU_DEVICES", "AUTOGRADER_CHECK_DEVICES")
 SHELL_BOOKKEEPING = ("PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES")
 # AF_UNIX addresses hold at most 107 bytes on Linux: a longer socket path is reached through its folder's
