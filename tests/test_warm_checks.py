@@ -100,6 +100,27 @@ def test_the_fork_and_what_it_started_end_when_the_check_is_killed(tmp_path, cac
     assert servers(cache_home) == [server], "the server itself keeps serving"
 
 
+def test_a_check_whose_server_is_killed_meanwhile_still_ends_as_it_would_have(tmp_path, cache_home):
+    notebook = _notebook(tmp_path, "01_immutable_updates")
+    _check(notebook, cache_home)
+    server = ready_server(cache_home)
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ntime.sleep(3)\n")  # loads, then has none of the functions: exit 1
+    command = [str(AUTOGRADER), "--config", str(REPO / "grading.toml"), "--lang", "ko", "check", str(slow),
+               "--assignment", "01_immutable_updates", "--seed", "5"]
+    alone = subprocess.run(command, capture_output=True, text=True, env=_environment(cache_home, warm=False),
+                           cwd=tmp_path, timeout=600)
+    client = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=_environment(cache_home), cwd=tmp_path)
+    assert waited_for(lambda: children(server)), "the check never reached the warm server"
+
+    os.kill(server, signal.SIGKILL)
+    out, err = client.communicate(timeout=600)
+
+    assert (client.returncode, out) == (alone.returncode, alone.stdout) == (1, alone.stdout)
+    assert err == alone.stderr
+
+
 def test_a_dead_servers_socket_is_checked_past_and_replaced(tmp_path, cache_home):
     notebook = _notebook(tmp_path, "01_immutable_updates")
     expected = _check(notebook, cache_home)
@@ -205,3 +226,18 @@ def test_only_a_check_is_handed_to_a_server(argv, command):
     from autograder.warm_start import client
 
     assert client.command_of(argv) == command
+
+
+def test_a_check_lost_with_its_server_says_so_in_the_language_asked_for(capsys):
+    from autograder.catalog import messages
+    from autograder.warm_start import client
+
+    ours, theirs = socket.socketpair()
+    theirs.close()  # no status will come: the fork died of a signal and its server is gone
+
+    assert client._ended(ours, ["--lang", "ko", "check", "a.ipynb"]) == 2
+    with messages.speaking("ko"):
+        korean = messages.text("warm.lost", variable=identity.ENVIRONMENT_VARIABLE)
+    english = messages.text("warm.lost", variable=identity.ENVIRONMENT_VARIABLE)
+    said = capsys.readouterr().err
+    assert korean in said and english not in said and korean != english

@@ -76,20 +76,21 @@ def delegated(found: identity.Identity, argv: list[str]) -> int | None:
     except KeyboardInterrupt:
         connection.close()
         return 130
-    return _ended(connection)
+    return _ended(connection, argv)
 
 
-def _ended(connection: socket.socket) -> int:
+def _ended(connection: socket.socket, argv: list[str]) -> int:
     """Wait for the fork to end and end as it did; Ctrl-C or a kill here ends the fork too (it watches us)."""
     with connection:
         try:
-            ended = wire.received(connection)
+            ended = wire.received(connection)  # the first status: the fork's own, or the server's for a signal
         except KeyboardInterrupt:
             return 130
-    if ended is None or not isinstance(ended.get("status"), int):
+    if ended is None or not isinstance(ended.get("status"), int):  # killed by a signal, with its server gone
         from autograder.catalog import messages
 
-        print(messages.text("warm.lost", variable=identity.ENVIRONMENT_VARIABLE), file=sys.stderr)
+        with messages.speaking(messages.asked_for(argv)):
+            print(messages.text("warm.lost", variable=identity.ENVIRONMENT_VARIABLE), file=sys.stderr)
         return 2
     if os.WIFSIGNALED(ended["status"]):  # as if this process had died of it, for the shell and for callers
         number = os.WTERMSIG(ended["status"])

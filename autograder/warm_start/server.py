@@ -7,7 +7,8 @@ imports, and from then on:
 - a connection brings a check: the client's command line, working folder,
   environment, text encoding and its standard input, output and error;
 - the server forks; the fork becomes that command (`_become`) and runs it;
-- when the fork ends, the server sends the client its exit status.
+- the fork sends the client its exit status as it exits; the server sends
+  it the status it reaps, the one that tells a fork killed by a signal.
 One event loop and no threads, so every fork starts from a process with
 one thread, as forking requires. It exits after IDLE_SECONDS without a
 check, or once its socket is no longer the file it bound.
@@ -169,6 +170,9 @@ def _start(connection: socket.socket, listener: socket.socket, own: list[int], m
 
             traceback.print_exc()
             code = 1
+        # The fork says its own exit status (the server could be gone by now); the server says only a signal's.
+        ending.flush()
+        wire.send(connection, {"status": (code & 0xFF) << 8})
         ending.end_process(code)
     for descriptor in descriptors:
         os.close(descriptor)
