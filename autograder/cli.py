@@ -211,11 +211,8 @@ def _version() -> str:
 
 
 def _check(args, config) -> int:
-    from autograder.check.pytest_plugin import one_shape_set
-    from autograder.grade.pipeline import GradingOptions, grade_submission
     from autograder.reports.terminal_table import render
-    from autograder.sandbox import compilation_cache, compile_speed
-    from autograder.student import device_checks
+    from autograder.student import check_processes
 
     missing = None if os.path.lexists(args.path) else messages.text("load.file_missing", path=args.path)
     if missing is None:
@@ -226,62 +223,83 @@ def _check(args, config) -> int:
         print(f"autograder: {refused}", file=sys.stderr)
         return 2
     seed = config.resolve_seed("check", args.seed)
-    counts = _device_counts(args, config)
-    if counts and device_checks.forced_count() is None:
-        try:  # one fresh process per device count, as grading checks this assignment (check.device_runs)
-            result = device_checks.check_with_each_count(_one_count_arguments(args, seed), counts)
-        except device_checks.DeviceCheckFailed as error:
-            print(f"autograder: {error}", file=sys.stderr)
-            return 2
-    else:
-        compile_speed.add_to_environment(os.environ)  # before JAX's backend starts, as the student package does
-        compilation_cache.enable("check")
-        with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
-            options = GradingOptions(seed=seed, sandbox="inprocess", assignment=args.assignment,
-                                     functions=frozenset(args.exercise) if args.exercise else None,
-                                     hints=config.hint_level("check"))
-            result = grade_submission(args.path, config, options)
-        if device_checks.forced_count() is not None:  # one device count's process: the result as data
-            print(device_checks.result_to_json(result))
-            return 0
+    try:
+        result = None if check_processes.in_a_part() else _checked_in_parts(args, config, seed)
+    except check_processes.CheckProcessFailed as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    if result is None:
+        result = _checked_here(args, config, seed)
+    if check_processes.in_a_part():  # one part's process: the result as data
+        print(check_processes.result_to_json(result))
+        return 0
     with messages.using(result.language):
         print(render(result))
     return 0 if result.all_passed else 1
 
 
-def _device_counts(args, config) -> tuple[int, ...]:
-    """The device counts grading uses for the notebook's assignment ([devices]); () for JAX's one device."""
+def _checked_in_parts(args, config, seed: int):
+    """The result of the check in several fresh processes, as the student package checks (student.cli._parts):
+    one per device count grading uses, else half the exercises each where two cores can run them; None where
+    it runs in this process (one part, or halves that used more CPU time than the budget)."""
+    from autograder.student import check_processes, device_checks, exercise_halves
+
+    assignment = _assignment_guessed(args, config)
+    counts = config.device_counts(assignment) if assignment else ()
+    if counts:  # one fresh process per device count, as grading checks this assignment (check.device_runs)
+        return device_checks.check_with_each_count(_part_arguments(args, seed), counts)
+    functions = config.functions(assignment) if assignment else []
+    halves = exercise_halves.parts([function for function in functions
+                                    if not args.exercise or function in args.exercise])
+    if halves is None:
+        return None
+    started = check_processes.start(_part_arguments(args, seed, exercises=False), halves)
+    return exercise_halves.joined(check_processes.results(started), functions, config.limits.submission_seconds)
+
+
+def _checked_here(args, config, seed: int):
+    """The result of the check in this process."""
+    from autograder.check.pytest_plugin import one_shape_set
+    from autograder.grade.pipeline import GradingOptions, grade_submission
+    from autograder.sandbox import compilation_cache, compile_speed
+
+    compile_speed.add_to_environment(os.environ)  # before JAX's backend starts, as the student package does
+    compilation_cache.enable("check")
+    with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
+        options = GradingOptions(seed=seed, sandbox="inprocess", assignment=args.assignment,
+                                 functions=frozenset(args.exercise) if args.exercise else None,
+                                 hints=config.hint_level("check"))
+        return grade_submission(args.path, config, options)
+
+
+def _assignment_guessed(args, config) -> str | None:
+    """The notebook's assignment as grading will find it (--assignment, its metadata, its file name); None
+    for a file that says none, or cannot be read (grade_submission says why, in one process)."""
     from autograder.load.submission_source import guess_assignment
 
     try:
-        assignment = guess_assignment(args.path, config.assignments, args.assignment)
-    except Exception:  # an unreadable file: grade_submission says why, in one process
-        return ()
-    return config.device_counts(assignment) if assignment else ()
+        return guess_assignment(args.path, config.assignments, args.assignment)
+    except Exception:
+        return None
 
 
-def _one_count_arguments(args, seed: int) -> list[str]:
-    """The command line of one device count's process: this check, with its seed, settings and language."""
+def _part_arguments(args, seed: int, exercises: bool = True) -> list[str]:
+    """The command line of one part's process: this check, with its seed, settings, language and (unless its
+    part names its own) exercises."""
     arguments = ["--config", str(args.config), "--lang", messages.language(), "check", str(args.path), "--seed",
                  str(seed)]
     if args.assignment:
         arguments += ["--assignment", args.assignment]
     if args.hints:
         arguments += ["--hints", args.hints]
-    for exercise in args.exercise or ():
+    for exercise in (args.exercise or ()) if exercises else ():
         arguments += ["--exercise", exercise]
     return arguments
 
 
 def _missing_suite(args, config) -> str | None:
     """Why `check` cannot grade the notebook's assignment: its suite is missing; None if it is there."""
-    from autograder.load.submission_source import guess_assignment
-
-    try:
-        assignment = guess_assignment(args.path, config.assignments, args.assignment)
-    except Exception:  # an unreadable file: grade_submission says why
-        return None
-    return _suite_missing(assignment)
+    return _suite_missing(_assignment_guessed(args, config))
 
 
 def _suite_missing(assignment: str | None) -> str | None:

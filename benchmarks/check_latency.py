@@ -30,7 +30,8 @@ def check_command_seconds(command: list[str], notebook: Path, seed: int, env: di
 
 def command_times(argv: list[str], env: dict, cwd: Path) -> tuple[float, float]:
     """Wall time and CPU time of a check command: user and system time of every process it started, and of the
-    warm server's forks that ran it (autograder/warm_start; a server started under env's XDG_CACHE_HOME)."""
+    warm server that ran it, its forks included (autograder/warm_start; a server started under env's
+    XDG_CACHE_HOME)."""
     cache_home = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     served_before = _served_cpu_seconds(cache_home)
@@ -45,7 +46,8 @@ def command_times(argv: list[str], env: dict, cwd: Path) -> tuple[float, float]:
 
 
 def _served_cpu_seconds(cache_home: Path) -> float:
-    """CPU time of the forks the live warm servers under `cache_home` have ended (/proc/PID/stat: cutime, cstime)."""
+    """CPU time of the live warm servers under `cache_home`: their own (a first check's server imports what the
+    check would have) and their ended forks' (/proc/PID/stat: utime, stime, cutime, cstime)."""
     ticks = 0
     for lock in (cache_home / "autograder" / "warm-checks").glob("*.lock"):
         pid = lock.read_text().strip()
@@ -53,7 +55,7 @@ def _served_cpu_seconds(cache_home: Path) -> float:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        ticks += int(fields[13]) + int(fields[14])
+        ticks += sum(int(field) for field in fields[11:15])
     return ticks / os.sysconf("SC_CLK_TCK")
 
 

@@ -90,21 +90,21 @@ def test_the_process_that_merges_device_counts_never_imports_jax(package_with_de
         import json, sys
         from pathlib import Path
         from autograder.check.results import CheckResult, SubmissionResult
-        from autograder.student import cli, device_checks, recorded
+        from autograder.student import check_processes, cli, device_checks, recorded
 
         package = recorded.Package
         recorded.Package = lambda: package(Path(sys.argv[1]))
         asked = []
 
-        def each_count(arguments, counts):
-            asked.append(list(counts))
-            return device_checks.Started(arguments, [])
+        def start(arguments, parts):
+            asked.append([part.devices for part in parts])
+            return check_processes.Started(arguments, [])
 
         def merged(started):
             return SubmissionResult(name="10_parallel", path=sys.argv[2], assignment="10_parallel", seed=0,
                                     checks=[CheckResult("global_mean", "correct", 1.0, 1.0, True, "")])
 
-        device_checks.start_each_count, device_checks.merged = each_count, merged
+        check_processes.start, device_checks.merged = start, merged
         code = cli.main(["--lang", "en", "check", sys.argv[2]])
         print(json.dumps({"code": code, "counts": asked, "jax": "jax" in sys.modules,
                           "numpy": "numpy" in sys.modules}))
@@ -121,19 +121,19 @@ def test_processes_started_for_a_notebook_that_turns_out_unreadable_are_stopped(
     found = _run("""
         import json, subprocess, sys
         from pathlib import Path
-        from autograder.student import cli, device_checks, recorded
+        from autograder.student import check_processes, cli, recorded
 
         package = recorded.Package
         recorded.Package = lambda: package(Path(sys.argv[1]))
         started = []
 
-        def each_count(arguments, counts):
+        def start(arguments, parts):
             process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             started.append((arguments, process))
-            return device_checks.Started(arguments, [(count, process) for count in counts[:1]])
+            return check_processes.Started(arguments, [(part, process) for part in parts[:1]])
 
-        device_checks.start_each_count = each_count
+        check_processes.start = start
         code = cli.main(["--lang", "en", "check", sys.argv[2]])
         print(json.dumps({"code": code, "started": [arguments[-1] for arguments, _ in started],
                           "running": [process.poll() is None for _, process in started]}))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from autograder.catalog import messages
-from autograder.student import device_checks, recorded
+from autograder.student import check_processes, recorded
 
 KEY = "99_made_up.shift.values"  # a key no catalog of the kit has
 
@@ -36,7 +36,7 @@ def test_a_failure_led_by_an_exercise_sentence_is_read_back_after_its_record_is_
     (tmp_path / "99_made_up.devices-2.json").write_text(json.dumps(record))
     monkeypatch.setattr(recorded, "DATA", tmp_path)
     assert KEY not in messages.ENGLISH
-    result = device_checks.result_from_json(_result_line("99_made_up"))
+    result = check_processes.result_from_json(_result_line("99_made_up"))
     [recipe] = result.checks[0].failure.recipes
     assert recipe == "Shift with one slice."
     assert messages.said_in(recipe.message, "ko") == "슬라이스 하나로 옮기세요."
@@ -45,7 +45,7 @@ def test_a_failure_led_by_an_exercise_sentence_is_read_back_after_its_record_is_
 def test_a_key_no_record_teaches_is_still_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(recorded, "DATA", tmp_path)
     try:
-        device_checks.result_from_json(_result_line("98_unknown").replace(KEY, "98_unknown.f.values"))
+        check_processes.result_from_json(_result_line("98_unknown").replace(KEY, "98_unknown.f.values"))
     except ValueError as error:
         assert "98_unknown.f.values" in str(error)
     else:

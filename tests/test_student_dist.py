@@ -410,6 +410,46 @@ def test_autograder_check_passes_filled_fails_stub(installed_by_notebook, dist, 
     assert failed.returncode == 1 and "Total: 0 /" in failed.stdout, failed.stdout[-3000:]
 
 
+def test_autograder_check_in_two_halves_says_what_one_process_says(installed_by_notebook, dist, tmp_path):
+    """The student package checks a whole notebook in two processes where two cores can run them
+    (student.exercise_halves), with the same output as on one core (`taskset`'s affinity, which it reads)."""
+    assert len(os.sched_getaffinity(0)) >= 2, "this test compares two cores with one: it needs a machine with two"
+    python, _ = installed_by_notebook
+    assignment = "06_prng"
+    stub = tmp_path / "stub" / f"{assignment}.ipynb"
+    stub.parent.mkdir()
+    shutil.copy(dist / assignment / f"{assignment}.ipynb", stub)
+    filled = _filled(stub, ROOT / "solutions" / assignment / f"{assignment}.ipynb", tmp_path / "filled" / stub.name)
+    for notebook in (filled, stub):
+        said, parts = {}, {}
+        for cores in (1, 2):
+            log = tmp_path / f"{notebook.parent.name}-{cores}.log"
+            said[cores] = subprocess.run(
+                [str(python), "-c", _CHECK_LOGGING_PARTS, "check", str(notebook)], capture_output=True, text=True,
+                env={**_environment(python), "PARTS_LOG": str(log)}, cwd=notebook.parent, timeout=600,
+                preexec_fn=lambda cores=cores: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cores]))
+            parts[cores] = log.read_text().splitlines() if log.exists() else []
+        assert (said[2].returncode, said[2].stdout) == (said[1].returncode, said[1].stdout), said[2].stdout[-3000:]
+        assert said[2].returncode == (0 if notebook == filled else 1)
+        assert len(parts[1]) == 0 and [len(json.loads(line)) for line in parts[2]] == [2], parts
+
+
+# The student package's `autograder check`, writing the parts it starts to $PARTS_LOG.
+_CHECK_LOGGING_PARTS = """
+import json, os, sys
+from autograder.student import check_processes, cli
+started = check_processes.start
+
+def start(arguments, parts):
+    with open(os.environ["PARTS_LOG"], "a") as log:
+        log.write(json.dumps([list(part.exercises) for part in parts]) + "\\n")
+    return started(arguments, parts)
+
+check_processes.start = start
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
 # The notebook's own examples of a wrong value, the exercise hint the grader gives for each, and how it names the call.
 GRADERS_HINTS = [
     ("safe_log_single_where.py", "safe_log", "02_where.safe_log.double_where",

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from warm_servers import children, ended, ready_server, reaped_cpu_ticks, servers, waited_for
 
-from autograder.student import device_checks
-from autograder.warm_start import identity
+from autograder.student import check_processes
+from autograder.warm_start import client, identity
 
 REPO = Path(__file__).resolve().parent.parent
 AUTOGRADER = Path(sys.executable).parent / "autograder"
@@ -65,6 +65,33 @@ def test_a_repeated_check_is_forked_from_the_warm_server_and_says_the_same(tmp_p
     assert served.returncode == (0 if kind == "solutions" else 1)
 
 
+def test_a_first_check_starts_a_server_and_is_forked_from_it_once_it_has_imported(tmp_path, cache_home):
+    """The first check hands itself to the server it starts, rather than importing JAX beside it: the server
+    imports once, then forks the command and each half of its exercises (student.exercise_halves)."""
+    notebook = _notebook(tmp_path, "06_prng")
+    alone = _check(notebook, tmp_path / "cold-cache", warm=False)
+    first = _check(notebook, cache_home)
+    server = ready_server(cache_home)
+
+    assert reaped_cpu_ticks(server) > 0, "the first check did not run in a fork of the server it started"
+    assert (first.returncode, first.stdout) == (alone.returncode, alone.stdout) == (0, alone.stdout)
+
+
+def test_a_server_that_never_greets_leaves_the_check_to_run_on_its_own(own_cache, monkeypatch):
+    """A server that does not greet within READY_SECONDS (hung in its imports) is given nothing to run: the
+    command checks on its own, and the server finds no request when it gets to the connection."""
+    found = identity.of_this_process("kit")
+    monkeypatch.setattr(client, "READY_SECONDS", 0.2)
+    with socket.socket(socket.AF_UNIX) as silent, identity.socket_address(found.socket_path) as address:
+        silent.bind(address)
+        silent.listen(1)
+        assert client.delegated(found, ["check", "notebook.ipynb"]) is None
+        connection, _ = silent.accept()
+        with connection:
+            connection.settimeout(5)
+            assert connection.recv(1) == b"", "the command sent its request to a server that had not greeted"
+
+
 def test_each_device_count_of_10_is_forked_from_the_warm_server_too(tmp_path, cache_home):
     notebook = _notebook(tmp_path, "10_parallel")
     alone = _check(notebook, tmp_path / "cold-cache", warm=False)
@@ -88,11 +115,13 @@ def test_the_fork_and_what_it_started_end_when_the_check_is_killed(tmp_path, cac
                                "--assignment", "01_immutable_updates"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_environment(cache_home),
                               cwd=tmp_path)
-    assert waited_for(lambda: children(server)), "the check never reached the warm server"
+    # The command's fork, and one for each half of its exercises (student.exercise_halves) it started.
+    assert waited_for(lambda: len(children(server)) == 3), f"forks of the waiting check: {children(server)}"
     forks = children(server)
-    beside = _check(notebook, cache_home)  # another check while that one waits: a fork of its own
+    beside = _check(notebook, cache_home)  # another check while that one waits: forks of its own
     assert (beside.returncode, beside.stdout) == (first.returncode, first.stdout)
-    assert children(server) == forks, "the waiting check's fork is still running"
+    # Its forks end (and are reaped) as it ends; the waiting check's stay.
+    assert waited_for(lambda: children(server) == forks), f"forks {children(server)}, expected {forks}"
 
     client.kill()
     client.wait()
@@ -167,7 +196,8 @@ def test_a_jax_setting_read_at_import_gets_a_server_of_its_own(own_cache, monkey
     assert identity.of_this_process("kit").digest != plain.digest
 
 
-@pytest.mark.parametrize("name", ["XLA_FLAGS", "JAX_NUM_CPU_DEVICES", device_checks.DEVICES_VARIABLE, "PWD"])
+@pytest.mark.parametrize("name", ["XLA_FLAGS", "JAX_NUM_CPU_DEVICES", check_processes.DEVICES_VARIABLE,
+                                  check_processes.PART_VARIABLE, "PWD"])
 def test_what_is_read_after_the_fork_shares_the_server(own_cache, monkeypatch, name):
     plain = identity.of_this_process("kit")
     monkeypatch.setenv(name, "4")

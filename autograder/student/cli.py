@@ -99,9 +99,9 @@ def _checked(args) -> int:
             result = _result(args, package, source, assignment, early)
         finally:
             if early is not None:
-                from autograder.student import device_checks
+                from autograder.student import check_processes
 
-                device_checks.stop(early)  # nothing left running once the checks have ended
+                check_processes.stop(early)  # nothing left running once the checks have ended
         if isinstance(result, int):
             return result
         from autograder.student.checking import render_result
@@ -111,47 +111,65 @@ def _checked(args) -> int:
 
 
 def _started_early(args, package, declared: str | None):
-    """device_checks.Started for the assignment the command line, the notebook's metadata or its file name
-    names (as `_assignment` will find it from the notebook), where it is checked with several device counts;
-    else None."""
-    from autograder.student import device_checks
+    """check_processes.Started for the assignment the command line, the notebook's metadata or its file name
+    names (as `_assignment` will find it from the notebook), where it is checked in several processes; else
+    None."""
+    from autograder.student import check_processes
 
-    if device_checks.forced_count() is not None:
+    if check_processes.in_a_part():
         return None
     assignment = next((name for name in (args.assignment, declared) if name in package.assignments), None)
     if assignment is None:
         assignment = next((name for name in sorted(package.assignments, key=len, reverse=True)
                            if name in args.path.stem), None)
-    if assignment is None or not package.device_counts(assignment):
-        return None
-    return device_checks.start_each_count(_child_arguments(args, assignment), package.device_counts(assignment))
+    planned = _parts(args, package, assignment) if assignment is not None else None
+    return check_processes.start(*planned) if planned is not None else None
+
+
+def _parts(args, package, assignment: str):
+    """The command line and the parts of `assignment`'s check in several processes: one per device count grading
+    uses, else half the exercises each where two cores can run them (exercise_halves); None for one process."""
+    from autograder.student import exercise_halves
+    from autograder.student.check_processes import Part
+
+    counts = package.device_counts(assignment)
+    if counts:
+        return _child_arguments(args, assignment), [Part(devices=count) for count in counts]
+    halves = exercise_halves.parts([function for function in package.functions_in_order(assignment)
+                                    if not args.exercise or function in args.exercise])
+    return (_child_arguments(args, assignment, exercises=False), halves) if halves else None
 
 
 def _result(args, package, source, assignment: str, early=None):
-    """The checks' result for `assignment`, or the exit status when there is none to show. `early`: the device
-    counts' processes `_started_early` started, used if they check this assignment."""
-    from autograder.student import device_checks, jax_support
+    """The checks' result for `assignment`, or the exit status when there is none to show. `early`: the
+    processes `_started_early` started, used if they check this assignment as `_parts` would."""
+    from autograder.student import check_processes, device_checks, exercise_halves, jax_support
 
-    counts = package.device_counts(assignment)
-    if counts and device_checks.forced_count() is None:
-        arguments = _child_arguments(args, assignment)
-        started = early if early is not None and early.arguments == arguments else None
-        try:  # one fresh process per device count, as grading checks this assignment
-            if started is None:
-                started = device_checks.start_each_count(arguments, counts)
-            return device_checks.merged(started)
-        except device_checks.DeviceCheckFailed as error:
+    planned = None if check_processes.in_a_part() else _parts(args, package, assignment)
+    if planned is not None:
+        arguments, parts = planned  # the same arguments (they name the assignment): the same parts
+        try:
+            started = early if early is not None and early.arguments == arguments else check_processes.start(
+                arguments, parts)
+            if package.device_counts(assignment):  # as grading checks this assignment
+                return device_checks.merged(started)
+            joined = exercise_halves.joined(check_processes.results(started),
+                                            package.functions_in_order(assignment), package.submission_seconds)
+            if joined is not None:
+                return joined
+        except check_processes.CheckProcessFailed as error:
             problem = jax_support.problem()  # a JAX that fails to import fails there first: say that, not this
             said = (problem.sentence(in_notebook=False) if problem is not None else
                     messages.text("student.kit_failed", error=error, versions=jax_support.versions()))
             print(said, file=sys.stderr)
             return 2
+        # The halves used more CPU time than the submission's budget: one process tells which checks it stops.
     problem = jax_support.problem()
     if problem is not None:
         print(problem.sentence(in_notebook=False), file=sys.stderr)
         return 2
-    # Imported only here, where the checks run: they import JAX, which a process that starts one process per
-    # device count does not need.
+    # Imported only here, where the checks run: they import JAX, which a process that only starts the parts'
+    # processes and shows their results does not need.
     from autograder.load import example_cells
     from autograder.sandbox import compilation_cache
     from autograder.sandbox.inprocess import load_namespace
@@ -170,16 +188,17 @@ def _result(args, package, source, assignment: str, early=None):
     except recorded.RecordError as error:
         print(text("student.data_missing", assignment=assignment, detail=error))
         return 1
-    if device_checks.forced_count() is not None:  # one device count's process: the result as data
-        print(device_checks.result_to_json(result))
+    if check_processes.in_a_part():  # one part's process: the result as data
+        print(check_processes.result_to_json(result))
         return 0
     return result
 
 
-def _child_arguments(args, assignment: str) -> list[str]:
-    """The command line of one device count's process: this check, its language and exercises."""
+def _child_arguments(args, assignment: str, exercises: bool = True) -> list[str]:
+    """The command line of one part's process: this check, its language and (unless its part names its own)
+    exercises."""
     arguments = ["--lang", messages.language(), "check", str(args.path), "--assignment", assignment]
-    for exercise in args.exercise or ():
+    for exercise in (args.exercise or ()) if exercises else ():
         arguments += ["--exercise", exercise]
     return arguments
 

@@ -62,7 +62,7 @@ KIT_MODULES = (
     "reports/__init__.py", "reports/terminal_table.py", "reports/display_width.py", "reports/check_cell.py",
     "student/__init__.py", "student/jax_support.py", "student/strings.py", "student/recorded.py", "student/replay.py",
     "student/replayed_mistakes.py", "student/learned_sentences.py", "student/device_checks.py",
-    "student/checking.py",
+    "student/check_processes.py", "student/exercise_halves.py", "student/checking.py",
     "student/notebook.py", "student/cli.py",
     "warm_start/__init__.py", "warm_start/identity.py", "warm_start/client.py", "warm_start/server.py",
     "warm_start/wire.py", "warm_start/ending.py",

@@ -1,16 +1,17 @@
-"""The command's side of a warm start: hand a check to a warm server, or start one after checking alone.
+"""The command's side of a warm start: hand a check to a warm server, starting one if there is none.
 
 `run_check(entry, argv, main)` is how `autograder check` runs. A server of
 the same identity runs the check if there is one; with none to run it
-(none yet, a dead one, another user's socket, warm starts off), the command
-starts one beside itself for the next check and checks on its own as
-before. Nothing here ever turns a check into a failure: every problem
-before the server has forked means "check here instead".
+(none yet), the command starts one and hands it the check: the server
+imports JAX and the kit, as the command would have, then forks the check,
+its parts (student.check_processes) and the next checks. Nothing here ever
+turns a check into a failure: every problem before the server has forked
+(a dead server, another user's socket, warm starts off, a server that does
+not greet within READY_SECONDS) means "check here instead".
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -18,11 +19,17 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 
 from autograder.warm_start import ending, identity, wire
 
 COMMANDS = {"student": ("check",), "kit": ("check",)}
+# How long a command waits for a server's greeting: a server starting beside it greets once it has imported
+# JAX and the kit, which takes about as long as importing them here would (1 s on a laptop, longer on a busy
+# one). Longer than this, and the check runs here.
+READY_SECONDS = 60.0
+BIND_SECONDS = 5.0  # a server binds its socket before it imports anything: it is there within 0.1 s
 # The kit's options that take a value and may come before the command (autograder.cli._add_common_options).
 VALUED_OPTIONS = ("--config", "--lang", "--hints")
 
@@ -43,15 +50,19 @@ def command_of(argv: list[str]) -> str | None:
 
 
 def run_check(entry: str, argv: list[str], main: Callable[[list[str]], int]) -> int:
-    """`main(argv)`'s exit code: run by a warm server where one can run it, else here, leaving a server behind."""
+    """`main(argv)`'s exit code: run by a warm server where one can run it (starting one if there is none),
+    else here."""
     found = identity.of_this_process(entry) if command_of(argv) in COMMANDS[entry] else None
-    if found is not None:
-        code = delegated(found, argv)
-        if code is not None:
-            return code
-        # Started now, not after: it imports on another core while this check runs, ready for the next one.
-        start_server(found)
-    return main(argv)
+    if found is None:
+        return main(argv)
+    code = delegated(found, argv)
+    if code is None and not os.environ.get(identity.PART_VARIABLE):  # a part leaves starting one to its command
+        # With none to run it, start one and hand it this check: it imports what this process would import
+        # here, in as long, and from then on forks this check's parts and the next checks.
+        server = start_server(found)
+        if server is not None and _bound(found, server):
+            code = delegated(found, argv)
+    return main(argv) if code is None else code
 
 
 def delegated(found: identity.Identity, argv: list[str]) -> int | None:
@@ -63,6 +74,13 @@ def delegated(found: identity.Identity, argv: list[str]) -> int | None:
         if wire.peer_uid(connection) != os.getuid():
             connection.close()
             return None
+        # The server greets once it can serve (a starting one, once it has imported). Nothing is sent before:
+        # a check that stops waiting runs here, and the server finds nothing to fork.
+        connection.settimeout(READY_SECONDS)
+        if not isinstance(wire.received(connection), dict):
+            connection.close()
+            return None
+        connection.settimeout(None)
         request = wire.framed({"argv": argv, "program": sys.argv[0] if sys.argv else "autograder",
                                "cwd": os.getcwd(), "environment": dict(os.environ),
                                "encoding": sys.stdout.encoding or "utf-8"})
@@ -100,18 +118,34 @@ def _ended(connection: socket.socket, argv: list[str]) -> int:
     return os.waitstatus_to_exitcode(ended["status"])
 
 
-def start_server(found: identity.Identity) -> None:
-    """Start `found`'s server for the next check, unless one is there. Detached: it outlives this process."""
+def start_server(found: identity.Identity) -> subprocess.Popen | None:
+    """Start `found`'s server, unless one is there (None then, or if it could not be started). Detached: it
+    outlives this process."""
     if _alive(found):
-        return
+        return None
     # The server imports from exactly this process's import path (its identity names it), not its own folder's.
     bootstrap = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
                  "from autograder.warm_start import server; server.run(sys.argv[2:5])")
-    with contextlib.suppress(OSError):
-        subprocess.Popen([sys.executable, "-c", bootstrap, json.dumps(found.import_path), found.entry,
-                          str(found.socket_path), str(found.lock_path)], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
-                         start_new_session=True, env=found.environment, cwd=found.folder)
+    try:
+        return subprocess.Popen([sys.executable, "-c", bootstrap, json.dumps(found.import_path), found.entry,
+                                 str(found.socket_path), str(found.lock_path)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
+                                start_new_session=True, env=found.environment, cwd=found.folder)
+    except OSError:
+        return None
+
+
+def _bound(found: identity.Identity, server: subprocess.Popen) -> bool:
+    """Wait until a server listens on `found`'s socket (this one, or the one that took the lock first); False
+    if `server` ended first, or none listens within BIND_SECONDS."""
+    deadline = time.monotonic() + BIND_SECONDS
+    while time.monotonic() < deadline:
+        if found.socket_path.exists() and _alive(found):
+            return True
+        if server.poll() is not None:  # another server took the lock first, or this one failed
+            return found.socket_path.exists() and _alive(found)
+        time.sleep(0.005)
+    return False
 
 
 def _alive(found: identity.Identity) -> bool:

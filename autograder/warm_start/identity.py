@@ -23,11 +23,13 @@ from pathlib import Path
 from autograder.sandbox import compilation_cache
 
 ENVIRONMENT_VARIABLE = "AUTOGRADER_WARM_CHECKS"  # "on" or "off"; unset: on, except in CI pipelines
-PROTOCOL = 1
-# Read only after the fork, where the check starts JAX's backend: a device count's process (10_parallel) may
-# use the same server as any other check. The server itself is started without them.
-# (student.device_checks sets all three; its module is not imported here, to keep every check's client small.)
-READ_AFTER_FORK = ("XLA_FLAGS", "JAX_NUM_CPU_DEVICES", "AUTOGRADER_CHECK_DEVICES")
+PROTOCOL = 2  # 2: the server greets a connection once it can serve it
+# Read only after the fork, where the check starts JAX's backend: a part's process (a device count of
+# 10_parallel, half a notebook's exercises) may use the same server as any other check. The server itself is
+# started without them. (student.check_processes sets them; its module is not imported here, to keep every
+# check's client small.)
+PART_VARIABLE = "AUTOGRADER_CHECK_PART"
+READ_AFTER_FORK = ("XLA_FLAGS", "JAX_NUM_CPU_DEVICES", "AUTOGRADER_CHECK_DEVICES", PART_VARIABLE)
 SHELL_BOOKKEEPING = ("PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES")
 # AF_UNIX addresses hold at most 107 bytes on Linux: a longer socket path is reached through its folder's
 # descriptor (`socket_address`).

@@ -46,7 +46,8 @@ _CHECKING = tuple(f"autograder.{name}" for name in (
     "child.harnesses_09_autodiff", "child.jaxpr_walk", "child.older_jax_exports", "child.wider_floats",
     "cleanroom.allowed_operations", "cleanroom.module_walk", "cleanroom.programs", "protocol.placements",
     "protocol.program_facts", "protocol.program_failures", "sandbox.compile_speed", "sandbox.compilation_cache",
-    "sandbox.inprocess", "load.submission_source", "load.example_cells", "student.device_checks"))
+    "sandbox.inprocess", "load.submission_source", "load.example_cells", "student.device_checks",
+    "student.check_processes", "student.exercise_halves"))
 PRELOAD = {
     "student": (*_JAX, *_CHECKING, *(f"autograder.student.{name}" for name in (
         "cli", "checking", "recorded", "jax_support", "replay", "replayed_mistakes", "learned_sentences"))),
@@ -145,6 +146,9 @@ def _start(connection: socket.socket, listener: socket.socket, own: list[int], m
     """Fork the check `connection` asks for; its pid, or None for a request that is not one."""
     if wire.peer_uid(connection) != os.getuid():
         return None
+    # Only now, with everything imported: a command waits for this before it hands over its terminal, so one
+    # that stopped waiting (client.READY_SECONDS) has sent nothing a fork could run.
+    wire.send(connection, {"ready": identity.PROTOCOL})
     connection.settimeout(5.0)
     try:
         request, descriptors = _receive(connection)

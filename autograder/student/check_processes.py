@@ -1,0 +1,149 @@
+"""`autograder check` in several fresh processes at once, each checking a part and sending its result back.
+
+Two things need a check in more than one process: an assignment grading
+checks with several device counts (a process's count is fixed when JAX
+starts: student.device_checks), and a whole notebook on a machine with two
+cores to spare (half the exercises each: student.exercise_halves). Both
+start `autograder` again with the same command line plus the part, and the
+process that started them merges what they print. A part's process prints
+its result as one line of JSON, with the CPU time it used; a part whose
+process ends without that line is the kit's failure (CheckProcessFailed),
+never the student's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import time
+
+from autograder.check.failure import Failure
+from autograder.check.results import CheckResult, SubmissionResult
+
+# Set in each part's process: it checks its part and prints the result as data. Read after a warm server's
+# fork (warm_start.identity names it: importing this module there would slow every check's client).
+PART_VARIABLE = "AUTOGRADER_CHECK_PART"
+DEVICES_VARIABLE = "AUTOGRADER_CHECK_DEVICES"  # and this many devices, in a device count's process
+
+
+class CheckProcessFailed(RuntimeError):
+    """A part's process ended without a result (the kit's failure, not the student's)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """What one process checks: with `devices` CPU devices (None: JAX's default), `exercises` (empty: all the
+    command line names)."""
+
+    devices: int | None = None
+    exercises: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """For the kit's failure: which process it was."""
+        if self.devices is not None:
+            return f"the check with {self.devices} devices"
+        return f"the check of {', '.join(self.exercises)}"
+
+
+@dataclasses.dataclass(frozen=True)
+class PartResult:
+    part: Part
+    result: SubmissionResult
+    cpu_seconds: float  # the process's own CPU time, user and system
+
+
+@dataclasses.dataclass
+class Started:
+    """The processes of `start`, one per part, with the arguments they were started with."""
+
+    arguments: list[str]
+    processes: list[tuple[Part, subprocess.Popen]]
+
+
+def in_a_part() -> bool:
+    """Whether this process checks one part of a check another process started (and prints data, not a table)."""
+    return bool(os.environ.get(PART_VARIABLE))
+
+
+def start(arguments: list[str], parts: list[Part]) -> Started:
+    """`autograder <arguments>` started once per part, each in a fresh process; `results` waits for them."""
+    processes = []
+    for part in parts:
+        environment = dict(os.environ, **{PART_VARIABLE: "1"})
+        if part.devices is not None:
+            # JAX_NUM_CPU_DEVICES from JAX 0.5.1 on; XLA's own flag in every release of the range.
+            flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={part.devices}"
+            environment.update(JAX_NUM_CPU_DEVICES=str(part.devices), XLA_FLAGS=flags.strip(),
+                               **{DEVICES_VARIABLE: str(part.devices)})
+        extra = [token for exercise in part.exercises for token in ("--exercise", exercise)]
+        processes.append((part, subprocess.Popen([*_this_command(), *arguments, *extra], stdout=subprocess.PIPE,
+                                                 stderr=subprocess.PIPE, text=True, env=environment)))
+    return Started(list(arguments), processes)
+
+
+def _this_command() -> list[str]:
+    """How this process was started: its `autograder` script, else `python -m autograder`. The same command line
+    gives the same import path, so each part's process may be forked by the warm server this one used
+    (autograder.warm_start)."""
+    script = sys.argv[0] if sys.argv else ""
+    if sys.platform != "win32" and os.path.basename(script) == "autograder" and os.path.isfile(script):
+        return [sys.executable, script]
+    return [sys.executable, "-m", "autograder"]
+
+
+def results(started: Started) -> list[PartResult]:
+    """Each part's result, once every process has ended; CheckProcessFailed (the others stopped) when one ended
+    without a result."""
+    found = []
+    for part, process in started.processes:
+        out, err = process.communicate()
+        try:
+            found.append(_part_result(part, out.strip().splitlines()[-1]))
+        except (IndexError, ValueError, KeyError, TypeError):
+            stop(started)
+            raise CheckProcessFailed(f"{part.describe()} exited with {process.returncode}: "
+                                     f"{(err.strip().splitlines() or [''])[-1][:300]}") from None
+    return found
+
+
+def stop(started: Started) -> None:
+    """End the processes of `started` that are still running (a check that turned out not to need them)."""
+    for _, process in started.processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def result_to_json(result: SubmissionResult) -> str:
+    """`result` as one line for the process that merges the parts: each check's failure in parts, and this
+    process's CPU time so far (a check's budget is the CPU time of one process: exercise_halves)."""
+    raw = dataclasses.asdict(result)
+    raw["checks"] = [{**dataclasses.asdict(check), "failure": check.failure.to_json() if check.failure else None}
+                     for check in result.checks]
+    raw["cpu_seconds"] = time.process_time()
+    return json.dumps(raw, ensure_ascii=False)
+
+
+def result_from_json(text: str) -> SubmissionResult:
+    """A part's result, its failures' catalog references read back (the exercise sentences of its assignment's
+    records learned first: the package ships no suite catalog)."""
+    return _part_result(Part(), text).result
+
+
+def _part_result(part: Part, text: str) -> PartResult:
+    raw = json.loads(text)
+    cpu_seconds = float(raw.pop("cpu_seconds", 0.0))
+    if isinstance(raw.get("assignment"), str):
+        from autograder.student import learned_sentences, recorded
+
+        for record in recorded.read_sentences(raw["assignment"]):
+            learned_sentences.learn_record(record)
+    raw["checks"] = [CheckResult(**{**check, "failure": Failure.from_json(check["failure"]) if check["failure"]
+                                    else None}) for check in raw["checks"]]
+    return PartResult(part, SubmissionResult(**raw), cpu_seconds)

@@ -1,0 +1,168 @@
+"""A whole notebook's `autograder check` runs in two processes at once, half the exercises each
+(student/exercise_halves.py), and says exactly what one process says: the same checks in the same order,
+the same verdicts, hints said once per function, and the same checks stopped by the submission's budget.
+
+One process is what a machine with one usable core gets: `taskset`'s affinity, read by the check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import course_config
+
+from autograder.check.results import CheckResult, SubmissionResult
+from autograder.student import exercise_halves
+from autograder.student.check_processes import Part, PartResult
+
+REPO = Path(__file__).resolve().parent.parent
+
+# `autograder check` with the parts it starts written to $PARTS_LOG: the real command and its real parts.
+_LOGGING_CHECK = textwrap.dedent("""
+    import json, os, sys
+    from autograder.student import check_processes
+    started = check_processes.start
+
+    def start(arguments, parts):
+        with open(os.environ["PARTS_LOG"], "a") as log:
+            log.write(json.dumps([list(part.exercises) for part in parts]) + "\\n")
+        return started(arguments, parts)
+
+    check_processes.start = start
+    from autograder import cli
+    sys.exit(cli.main(sys.argv[1:]))
+""")
+
+
+def _check(notebook: Path, config: Path, cores: int, log: Path, seed: int = 7) -> subprocess.CompletedProcess:
+    """The kit's `autograder check` of `notebook` on `cores` of this machine's cores."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
+    env["PARTS_LOG"] = str(log)
+    return subprocess.run([sys.executable, "-c", _LOGGING_CHECK, "--config", str(config), "--lang", "en", "check",
+                           str(notebook), "--seed", str(seed)], capture_output=True, text=True, env=env,
+                          cwd=notebook.parent, timeout=600,
+                          preexec_fn=lambda: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cores]))
+
+
+def _parts(log: Path) -> list[list[list[str]]]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def _result(*functions: str, notes: tuple[str, ...] = ()) -> SubmissionResult:
+    return SubmissionResult(name="n", path="n.ipynb", assignment="a", seed=1, notes=list(notes),
+                            checks=[CheckResult(f, prop, 1.0, 1.0, True, "") for f in functions
+                                    for prop in ("correct", "jittable")])
+
+
+def test_exercises_are_dealt_to_the_two_processes_in_turn(monkeypatch):
+    monkeypatch.setattr(exercise_halves, "usable_cores", lambda: 8)
+    assert exercise_halves.parts(["a", "b", "c", "d", "e"]) == [Part(exercises=("a", "c", "e")),
+                                                               Part(exercises=("b", "d"))]
+
+
+def test_one_exercise_or_one_usable_core_is_checked_in_one_process(monkeypatch):
+    monkeypatch.setattr(exercise_halves, "usable_cores", lambda: 2)
+    assert exercise_halves.parts(["a"]) is None
+    monkeypatch.setattr(exercise_halves, "usable_cores", lambda: 1)
+    assert exercise_halves.parts(["a", "b"]) is None
+
+
+def test_the_halves_results_are_shown_in_the_suites_order_with_each_note_once():
+    first = PartResult(Part(exercises=("a", "c")), _result("a", "c", notes=("loaded",)), 1.0)
+    second = PartResult(Part(exercises=("b",)), _result("b", notes=("loaded", "b's API")), 1.0)
+    joined = exercise_halves.joined([first, second], ["a", "b", "c"], budget_seconds=240)
+    assert [(check.function, check.prop) for check in joined.checks] == [
+        ("a", "correct"), ("a", "jittable"), ("b", "correct"), ("b", "jittable"), ("c", "correct"), ("c", "jittable")]
+    assert joined.notes == ["loaded", "b's API"]
+
+
+def test_halves_that_together_spent_more_than_the_budget_leave_the_verdict_to_one_process():
+    halves = [PartResult(Part(exercises=("a",)), _result("a"), 130.0),
+              PartResult(Part(exercises=("b",)), _result("b"), 120.0)]
+    assert exercise_halves.joined(halves, ["a", "b"], budget_seconds=240) is None
+    assert exercise_halves.joined(halves, ["a", "b"], budget_seconds=300) is not None
+
+
+def _usable_cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("kind, assignment", [("solutions", "06_prng"), ("assignments", "06_prng"),
+                                              ("solutions", "07_vmap_pytrees")])
+def test_a_notebook_checked_in_halves_says_what_one_process_says(tmp_path, kind, assignment):
+    assert _usable_cores() >= 2, "this test compares two cores with one: it needs a machine with two"
+    notebook = Path(shutil.copy(REPO / kind / assignment / f"{assignment}.ipynb", tmp_path / f"{assignment}.ipynb"))
+    halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log")
+    alone = _check(notebook, REPO / "grading.toml", cores=1, log=tmp_path / "alone.log")
+    assert _parts(tmp_path / "alone.log") == []
+    [dealt] = _parts(tmp_path / "halves.log")
+    assert len(dealt) == 2 and sorted(sum(dealt, [])) == sorted(_functions(assignment))
+    assert halves.stdout == alone.stdout and halves.returncode == alone.returncode, halves.stdout + halves.stderr
+    assert ("All checks passed." in halves.stdout) == (kind == "solutions")
+
+
+def test_a_notebook_with_mistakes_in_some_exercises_says_what_one_process_says(tmp_path):
+    """Wrong values, hints said once per function, and checks not reached, across both halves."""
+    source = json.loads((REPO / "solutions" / "02_where" / "02_where.ipynb").read_text(encoding="utf-8"))
+    for cell in source["cells"]:
+        text = "".join(cell["source"])
+        if "def masked_mean" in text:
+            cell["source"] = (REPO / "tests" / "corpus" / "02_where" / "mistakes" /
+                              "masked_mean_divide_by_count.py").read_text(encoding="utf-8")
+        if "def selu" in text:
+            cell["source"] = "import jax.numpy as jnp\n\ndef selu(x):\n    return jnp.maximum(x, 0.0)\n"
+    notebook = tmp_path / "02_where.ipynb"
+    notebook.write_text(json.dumps(source), encoding="utf-8")
+    halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log")
+    alone = _check(notebook, REPO / "grading.toml", cores=1, log=tmp_path / "alone.log")
+    assert len(_parts(tmp_path / "halves.log")) == 1
+    assert halves.returncode == alone.returncode == 1
+    assert halves.stdout == alone.stdout, halves.stdout + halves.stderr
+    assert "✗ selu" in halves.stdout and "✗ masked_mean" in halves.stdout and "✓ safe_log" in halves.stdout
+
+
+def test_halves_over_the_submissions_budget_are_checked_again_in_one_process(tmp_path):
+    """A budget of 5 s of CPU time, and a first exercise whose first call spends 8 s: one process runs out in it
+    and runs no later check. Its half runs out too, the other half would not: together they spent more than
+    one process may, so the check runs again in one process, which stops the checks one process stops."""
+    text = (REPO / "grading.toml").read_text(encoding="utf-8").replace("submission_seconds = 240",
+                                                                        "submission_seconds = 5")
+    assert "submission_seconds = 5\n" in text
+    config = course_config(tmp_path, text)
+    source = json.loads((REPO / "solutions" / "06_prng" / "06_prng.ipynb").read_text(encoding="utf-8"))
+    cell = next(cell for cell in source["cells"] if "def generate_linear_samples" in "".join(cell["source"]))
+    cell["source"] = "".join(cell["source"]) + textwrap.dedent("""
+
+        import time as _time
+        _spent = []
+        _samples = generate_linear_samples
+
+        def generate_linear_samples(*args, **kwargs):
+            while not _spent and _time.process_time() < 8 + _spent_before:
+                pass
+            _spent.append(True)
+            return _samples(*args, **kwargs)
+
+        _spent_before = _time.process_time()
+    """)
+    notebook = tmp_path / "06_prng.ipynb"
+    notebook.write_text(json.dumps(source), encoding="utf-8")
+    halves = _check(notebook, config, cores=2, log=tmp_path / "halves.log")
+    alone = _check(notebook, config, cores=1, log=tmp_path / "alone.log")
+    assert len(_parts(tmp_path / "halves.log")) == 1
+    assert halves.stdout == alone.stdout, halves.stdout + halves.stderr
+    said = " ".join(halves.stdout.split())  # the table wraps long lines
+    assert "total limit of 5 s of CPU time" in said and "✓ random_walk" not in said
+
+
+def _functions(assignment: str) -> list[str]:
+    from autograder import grading_config
+
+    return grading_config.load().functions(assignment)
