@@ -226,7 +226,7 @@ def _check(args, config) -> int:
     try:
         result = None if check_processes.in_a_part() else _checked_in_parts(args, config, seed)
     except check_processes.CheckProcessFailed as error:
-        print(f"autograder: {error}", file=sys.stderr)
+        print(error.ended_by(str(args.path)) or f"autograder: {error}", file=sys.stderr)
         return 2
     if result is None:
         result = _checked_here(args, config, seed)

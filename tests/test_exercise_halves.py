@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from conftest import course_config
 
+from autograder.catalog import messages
 from autograder.check.results import CheckResult, SubmissionResult
 from autograder.student import exercise_halves
-from autograder.student.check_processes import Part, PartResult
+from autograder.student.check_processes import CheckProcessFailed, Part, PartResult
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -41,11 +42,12 @@ _LOGGING_CHECK = textwrap.dedent("""
 """)
 
 
-def _check(notebook: Path, config: Path, cores: int, log: Path, seed: int = 7) -> subprocess.CompletedProcess:
+def _check(notebook: Path, config: Path, cores: int, log: Path, seed: int = 7,
+           language: str = "en") -> subprocess.CompletedProcess:
     """The kit's `autograder check` of `notebook` on `cores` of this machine's cores."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
     env["PARTS_LOG"] = str(log)
-    return subprocess.run([sys.executable, "-c", _LOGGING_CHECK, "--config", str(config), "--lang", "en", "check",
+    return subprocess.run([sys.executable, "-c", _LOGGING_CHECK, "--config", str(config), "--lang", language, "check",
                            str(notebook), "--seed", str(seed)], capture_output=True, text=True, env=env,
                           cwd=notebook.parent, timeout=600,
                           preexec_fn=lambda: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cores]))
@@ -160,6 +162,32 @@ def test_halves_over_the_submissions_budget_are_checked_again_in_one_process(tmp
     assert halves.stdout == alone.stdout, halves.stdout + halves.stderr
     said = " ".join(halves.stdout.split())  # the table wraps long lines
     assert "total limit of 5 s of CPU time" in said and "✓ random_walk" not in said
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_half_ended_by_a_signal_from_the_students_code_says_so_not_that_the_kit_failed(tmp_path, language):
+    """The student's random_walk kills its own process (as the kernel's OOM killer would): the half that checks
+    it ends without a result. One sentence names the exercises and the signal and says how to find which."""
+    source = json.loads((REPO / "solutions" / "06_prng" / "06_prng.ipynb").read_text(encoding="utf-8"))
+    cell = next(cell for cell in source["cells"] if "def random_walk" in "".join(cell["source"]))
+    cell["source"] = "import os, signal\n\ndef random_walk(*args):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    notebook = tmp_path / "06_prng.ipynb"
+    notebook.write_text(json.dumps(source), encoding="utf-8")
+    halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log", language=language)
+    [[first, second]] = _parts(tmp_path / "halves.log")
+    assert "random_walk" in second
+    with messages.using(language):
+        expected = messages.text("student.part_ended_exercises", exercises=", ".join(second), signal="SIGKILL",
+                                 path=str(notebook))
+    assert (halves.returncode, halves.stdout, halves.stderr.strip()) == (2, "", expected)
+
+
+def test_a_device_counts_process_ended_by_a_signal_names_its_count_and_any_other_end_is_the_kits():
+    killed = CheckProcessFailed(Part(devices=4), -9, "")
+    with messages.using("en"):
+        assert killed.ended_by("10_parallel.ipynb") == messages.text(
+            "student.part_ended_devices", devices=4, signal="SIGKILL", path="10_parallel.ipynb")
+    assert CheckProcessFailed(Part(devices=4), 1, "Traceback ...").ended_by("10_parallel.ipynb") is None
 
 
 def _functions(assignment: str) -> list[str]:

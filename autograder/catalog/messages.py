@@ -352,6 +352,8 @@ ENGLISH: dict[str, str] = {
     "student.kit_failed": "The checks themselves failed, not your code ({error}). Report this message to course staff with these versions: {versions}.",
     "student.kernel_devices": "Checked with this kernel's {devices} CPU device(s). Grading checks this assignment with {counts} devices, each in a fresh process, and so does `autograder check` on the saved notebook: a device count written into the code loses points there.",
     "student.device_counts_joined": "{first} and {last}",
+    "student.part_ended_exercises": "The check of {exercises} ended without a result: {signal} ended its process. Your code may have used more memory than this machine has, or crashed Python. To see which exercise, check one at a time: `autograder check {path} --exercise NAME`.",
+    "student.part_ended_devices": "The check with {devices} devices ended without a result: {signal} ended its process. Your code may have used more memory than this machine has, or crashed Python. To see which exercise, check one at a time: `autograder check {path} --exercise NAME`.",
     "student.api_missing_in_grading": "Your code uses `{api}`, which this JAX still has but grading's JAX {grader} does not: there these checks fail. Use `{replacement}` instead.",
     # --- Reports ------------------------------------------------------------
     "report.header": "{name} ({assignment}), hidden-input seed {seed}",

@@ -16,10 +16,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 
+from autograder.catalog import messages
 from autograder.check.failure import Failure
 from autograder.check.results import CheckResult, SubmissionResult
 
@@ -30,7 +32,26 @@ DEVICES_VARIABLE = "AUTOGRADER_CHECK_DEVICES"  # and this many devices, in a dev
 
 
 class CheckProcessFailed(RuntimeError):
-    """A part's process ended without a result (the kit's failure, not the student's)."""
+    """A part's process ended without a result: the kit's failure, unless a signal ended it (`ended_by`)."""
+
+    def __init__(self, part: Part, returncode: int | None, last_error_line: str):
+        super().__init__(f"{part.describe()} exited with {returncode}: {last_error_line[:300]}")
+        self.part, self.returncode = part, returncode
+
+    def ended_by(self, path: str) -> str | None:
+        """What to say when a signal ended the part's process: the student's code may have run the machine out
+        of memory (the kernel's SIGKILL) or crashed Python (SIGSEGV, SIGABRT), as it would have ended one process
+        checking the whole notebook. None otherwise: the kit's own failure, which the caller says."""
+        if self.returncode is None or self.returncode >= 0:
+            return None
+        try:
+            name = signal.Signals(-self.returncode).name
+        except ValueError:
+            name = str(-self.returncode)
+        if self.part.devices is not None:
+            return messages.text("student.part_ended_devices", devices=self.part.devices, signal=name, path=path)
+        return messages.text("student.part_ended_exercises", exercises=", ".join(self.part.exercises), signal=name,
+                             path=path)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,8 +125,7 @@ def results(started: Started) -> list[PartResult]:
             found.append(_part_result(part, out.strip().splitlines()[-1]))
         except (IndexError, ValueError, KeyError, TypeError):
             stop(started)
-            raise CheckProcessFailed(f"{part.describe()} exited with {process.returncode}: "
-                                     f"{(err.strip().splitlines() or [''])[-1][:300]}") from None
+            raise CheckProcessFailed(part, process.returncode, (err.strip().splitlines() or [""])[-1]) from None
     return found
 
 

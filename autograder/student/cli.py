@@ -159,8 +159,8 @@ def _result(args, package, source, assignment: str, early=None):
                 return joined
         except check_processes.CheckProcessFailed as error:
             problem = jax_support.problem()  # a JAX that fails to import fails there first: say that, not this
-            said = (problem.sentence(in_notebook=False) if problem is not None else
-                    messages.text("student.kit_failed", error=error, versions=jax_support.versions()))
+            said = (problem.sentence(in_notebook=False) if problem is not None else error.ended_by(str(args.path))
+                    or messages.text("student.kit_failed", error=error, versions=jax_support.versions()))
             print(said, file=sys.stderr)
             return 2
         # The halves used more CPU time than the submission's budget: one process tells which checks it stops.
