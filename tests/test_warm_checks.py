@@ -15,7 +15,7 @@ import pytest
 from warm_servers import children, ended, ready_server, reaped_cpu_ticks, servers, waited_for
 
 from autograder.student import check_processes
-from autograder.warm_start import client, identity
+from autograder.warm_start import client, identity, server
 
 REPO = Path(__file__).resolve().parent.parent
 AUTOGRADER = Path(sys.executable).parent / "autograder"
@@ -90,6 +90,20 @@ def test_a_server_that_never_greets_leaves_the_check_to_run_on_its_own(own_cache
         with connection:
             connection.settimeout(5)
             assert connection.recv(1) == b"", "the command sent its request to a server that had not greeted"
+
+
+def test_a_server_that_cannot_fork_safely_is_never_waited_for_again(own_cache, monkeypatch):
+    """A server whose imports left a thread running (or started JAX's backend) serves no check: it says so once,
+    and the next checks of its identity run on their own at once, neither waiting for it nor starting another."""
+    found = identity.of_this_process("kit")
+    monkeypatch.setattr(server, "PRELOAD", {"kit": ()})
+    monkeypatch.setattr(server, "_forkable", lambda: False)
+    assert server.serve("kit", str(found.socket_path), str(found.lock_path)) == 1
+    assert found.unforkable_path.exists() and not found.socket_path.exists()
+
+    monkeypatch.setattr(client, "start_server", lambda found: pytest.fail("started another server"))
+    monkeypatch.setattr(client, "delegated", lambda found, argv: pytest.fail("waited for a server"))
+    assert client.run_check("kit", ["check", "notebook.ipynb"], lambda argv: 7) == 7
 
 
 def test_each_device_count_of_10_is_forked_from_the_warm_server_too(tmp_path, cache_home):

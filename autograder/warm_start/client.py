@@ -53,7 +53,7 @@ def run_check(entry: str, argv: list[str], main: Callable[[list[str]], int]) -> 
     """`main(argv)`'s exit code: run by a warm server where one can run it (starting one if there is none),
     else here."""
     found = identity.of_this_process(entry) if command_of(argv) in COMMANDS[entry] else None
-    if found is None:
+    if found is None or found.unforkable_path.exists():
         return main(argv)
     code = delegated(found, argv)
     if code is None and not os.environ.get(identity.PART_VARIABLE):  # a part leaves starting one to its command

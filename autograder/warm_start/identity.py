@@ -56,6 +56,15 @@ class Identity:
         """Held by the one server of this identity while it lives; it holds the server's process id."""
         return self.folder / f"{self.entry}-{self.digest}.lock"
 
+    @property
+    def unforkable_path(self) -> Path:
+        """Left by a server of this identity that could not fork safely: its checks run on their own."""
+        return unforkable_path(self.socket_path)
+
+
+def unforkable_path(socket_path: Path) -> Path:
+    return socket_path.with_suffix(".unforkable")
+
 
 def enabled() -> bool:
     """On where forking is safe, unless turned off; off by default in CI pipelines (CI=true), where every

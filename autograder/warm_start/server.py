@@ -26,6 +26,7 @@ import socket
 import sys
 import threading
 import time
+from pathlib import Path
 
 from autograder.warm_start import ending, identity, wire
 
@@ -75,6 +76,11 @@ def serve(entry: str, socket_path: str, lock_path: str) -> int:
         except ImportError:
             pass
     if not _forkable():
+        # Said once, for every later check of this identity: a check waits for a server it starts, and this one
+        # would cost each of them the wait and then its own imports.
+        with contextlib.suppress(OSError):
+            os.close(os.open(identity.unforkable_path(Path(socket_path)),
+                             os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
         os.unlink(socket_path)
         return 1
     main = importlib.import_module(MAIN[entry]).main
