@@ -106,6 +106,18 @@ def test_a_server_that_cannot_fork_safely_is_never_waited_for_again(own_cache, m
     assert client.run_check("kit", ["check", "notebook.ipynb"], lambda argv: 7) == 7
 
 
+def test_a_server_that_cannot_listen_is_never_waited_for_again(own_cache, monkeypatch):
+    """A cache folder on a file system without Unix sockets: the server says so once, as above."""
+    found = identity.of_this_process("kit")
+
+    def refused(path):
+        raise OSError(95, "Operation not supported")
+
+    monkeypatch.setattr(server, "_listen", refused)
+    assert server.serve("kit", str(found.socket_path), str(found.lock_path)) == 1
+    assert found.unforkable_path.exists()
+
+
 def test_each_device_count_of_10_is_forked_from_the_warm_server_too(tmp_path, cache_home):
     notebook = _notebook(tmp_path, "10_parallel")
     alone = _check(notebook, tmp_path / "cold-cache", warm=False)

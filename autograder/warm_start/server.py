@@ -68,7 +68,11 @@ def serve(entry: str, socket_path: str, lock_path: str) -> int:
         return 0  # another server of this identity is alive
     os.ftruncate(lock, 0)
     os.write(lock, str(os.getpid()).encode())
-    listener = _listen(socket_path)
+    try:
+        listener = _listen(socket_path)
+    except OSError:  # a folder whose file system has no Unix sockets (some network homes)
+        _mark_unforkable(socket_path)
+        return 1
     bound = os.stat(socket_path).st_ino
     for name in PRELOAD[entry]:
         try:
@@ -76,16 +80,20 @@ def serve(entry: str, socket_path: str, lock_path: str) -> int:
         except ImportError:
             pass
     if not _forkable():
-        # Said once, for every later check of this identity: a check waits for a server it starts, and this one
-        # would cost each of them the wait and then its own imports.
-        with contextlib.suppress(OSError):
-            os.close(os.open(identity.unforkable_path(Path(socket_path)),
-                             os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+        _mark_unforkable(socket_path)
         os.unlink(socket_path)
         return 1
     main = importlib.import_module(MAIN[entry]).main
     _loop(listener, socket_path, bound, main, lock)
     return 0
+
+
+def _mark_unforkable(socket_path: str) -> None:
+    """Said once, for every later check of this identity: a check waits for a server it starts, and one that
+    cannot serve would cost each of them the wait and then its own imports."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(identity.unforkable_path(Path(socket_path)),
+                         os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
 
 
 def _listen(socket_path: str) -> socket.socket:
