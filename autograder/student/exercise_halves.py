@@ -33,7 +33,9 @@ import os
 from autograder.check.results import SubmissionResult
 from autograder.student.check_processes import Part, PartResult
 
-PROCESSES = 2  # each imports JAX (0.6-0.8 s of CPU) and holds it in memory (about 300 MB): two pay on two cores
+# Each part is a process holding JAX and its compiled programs (a fork of the warm server, or one importing JAX
+# itself: 0.6-0.8 s of CPU). Three were no faster than two on two cores (03, 06, 07, 09, alternately).
+PROCESSES = 2
 
 
 def parts(exercises: list[str]) -> list[Part] | None:
