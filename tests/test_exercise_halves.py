@@ -15,6 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import parts_log
 import pytest
 from conftest import course_config
 
@@ -25,36 +26,15 @@ from autograder.student.check_processes import CheckProcessFailed, Part, PartRes
 
 REPO = Path(__file__).resolve().parent.parent
 
-# `autograder check` with the parts it starts written to $PARTS_LOG: the real command and its real parts.
-_LOGGING_CHECK = textwrap.dedent("""
-    import json, os, sys
-    from autograder.student import check_processes
-    started = check_processes.start
-
-    def start(arguments, parts):
-        with open(os.environ["PARTS_LOG"], "a") as log:
-            log.write(json.dumps([list(part.exercises) for part in parts]) + "\\n")
-        return started(arguments, parts)
-
-    check_processes.start = start
-    from autograder import cli
-    sys.exit(cli.main(sys.argv[1:]))
-""")
-
-
 def _check(notebook: Path, config: Path, cores: int, log: Path, seed: int = 7,
            language: str = "en") -> subprocess.CompletedProcess:
     """The kit's `autograder check` of `notebook` on `cores` of this machine's cores."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
-    env["PARTS_LOG"] = str(log)
-    return subprocess.run([sys.executable, "-c", _LOGGING_CHECK, "--config", str(config), "--lang", language, "check",
-                           str(notebook), "--seed", str(seed)], capture_output=True, text=True, env=env,
-                          cwd=notebook.parent, timeout=600,
+    env[parts_log.VARIABLE] = str(log)
+    command = [sys.executable, "-c", parts_log.checking_script("autograder.cli"), "--config", str(config), "--lang",
+               language, "check", str(notebook), "--seed", str(seed)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=notebook.parent, timeout=600,
                           preexec_fn=lambda: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cores]))
-
-
-def _parts(log: Path) -> list[list[list[str]]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
 def _result(*functions: str, notes: tuple[str, ...] = ()) -> SubmissionResult:
@@ -103,8 +83,8 @@ def test_a_notebook_checked_in_halves_says_what_one_process_says(tmp_path, kind,
     notebook = Path(shutil.copy(REPO / kind / assignment / f"{assignment}.ipynb", tmp_path / f"{assignment}.ipynb"))
     halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log")
     alone = _check(notebook, REPO / "grading.toml", cores=1, log=tmp_path / "alone.log")
-    assert _parts(tmp_path / "alone.log") == []
-    [dealt] = _parts(tmp_path / "halves.log")
+    assert parts_log.started_parts(tmp_path / "alone.log") == []
+    [dealt] = parts_log.started_parts(tmp_path / "halves.log")
     assert len(dealt) == 2 and sorted(sum(dealt, [])) == sorted(_functions(assignment))
     assert halves.stdout == alone.stdout and halves.returncode == alone.returncode, halves.stdout + halves.stderr
     assert ("All checks passed." in halves.stdout) == (kind == "solutions")
@@ -124,7 +104,7 @@ def test_a_notebook_with_mistakes_in_some_exercises_says_what_one_process_says(t
     notebook.write_text(json.dumps(source), encoding="utf-8")
     halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log")
     alone = _check(notebook, REPO / "grading.toml", cores=1, log=tmp_path / "alone.log")
-    assert len(_parts(tmp_path / "halves.log")) == 1
+    assert len(parts_log.started_parts(tmp_path / "halves.log")) == 1
     assert halves.returncode == alone.returncode == 1
     assert halves.stdout == alone.stdout, halves.stdout + halves.stderr
     assert "✗ selu" in halves.stdout and "✗ masked_mean" in halves.stdout and "✓ safe_log" in halves.stdout
@@ -158,7 +138,7 @@ def test_halves_over_the_submissions_budget_are_checked_again_in_one_process(tmp
     notebook.write_text(json.dumps(source), encoding="utf-8")
     halves = _check(notebook, config, cores=2, log=tmp_path / "halves.log")
     alone = _check(notebook, config, cores=1, log=tmp_path / "alone.log")
-    assert len(_parts(tmp_path / "halves.log")) == 1
+    assert len(parts_log.started_parts(tmp_path / "halves.log")) == 1
     assert halves.stdout == alone.stdout, halves.stdout + halves.stderr
     said = " ".join(halves.stdout.split())  # the table wraps long lines
     assert "total limit of 5 s of CPU time" in said and "✓ random_walk" not in said
@@ -174,7 +154,7 @@ def test_a_half_ended_by_a_signal_from_the_students_code_says_so_not_that_the_ki
     notebook = tmp_path / "06_prng.ipynb"
     notebook.write_text(json.dumps(source), encoding="utf-8")
     halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log", language=language)
-    [[first, second]] = _parts(tmp_path / "halves.log")
+    [[first, second]] = parts_log.started_parts(tmp_path / "halves.log")
     assert "random_walk" in second
     with messages.using(language):
         expected = messages.text("student.part_ended_exercises", exercises=", ".join(second), signal="SIGKILL",

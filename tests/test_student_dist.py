@@ -26,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 import numpy as np
+import parts_log
 import pytest
 from solution_lines import secret_lines
 
@@ -425,29 +426,14 @@ def test_autograder_check_in_two_halves_says_what_one_process_says(installed_by_
         for cores in (1, 2):
             log = tmp_path / f"{notebook.parent.name}-{cores}.log"
             said[cores] = subprocess.run(
-                [str(python), "-c", _CHECK_LOGGING_PARTS, "check", str(notebook)], capture_output=True, text=True,
-                env={**_environment(python), "PARTS_LOG": str(log)}, cwd=notebook.parent, timeout=600,
+                [str(python), "-c", parts_log.checking_script("autograder.student.cli"), "check", str(notebook)],
+                capture_output=True, text=True, env={**_environment(python), parts_log.VARIABLE: str(log)},
+                cwd=notebook.parent, timeout=600,
                 preexec_fn=lambda cores=cores: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cores]))
-            parts[cores] = log.read_text().splitlines() if log.exists() else []
+            parts[cores] = parts_log.started_parts(log)
         assert (said[2].returncode, said[2].stdout) == (said[1].returncode, said[1].stdout), said[2].stdout[-3000:]
         assert said[2].returncode == (0 if notebook == filled else 1)
-        assert len(parts[1]) == 0 and [len(json.loads(line)) for line in parts[2]] == [2], parts
-
-
-# The student package's `autograder check`, writing the parts it starts to $PARTS_LOG.
-_CHECK_LOGGING_PARTS = """
-import json, os, sys
-from autograder.student import check_processes, cli
-started = check_processes.start
-
-def start(arguments, parts):
-    with open(os.environ["PARTS_LOG"], "a") as log:
-        log.write(json.dumps([list(part.exercises) for part in parts]) + "\\n")
-    return started(arguments, parts)
-
-check_processes.start = start
-sys.exit(cli.main(sys.argv[1:]))
-"""
+        assert parts[1] == [] and [len(started) for started in parts[2]] == [2], parts
 
 
 # The notebook's own examples of a wrong value, the exercise hint the grader gives for each, and how it names the call.
