@@ -262,12 +262,14 @@ def _checked_here(args, config, seed: int):
     from autograder.check.pytest_plugin import one_shape_set
     from autograder.grade.pipeline import GradingOptions, grade_submission
     from autograder.sandbox import compilation_cache, compile_speed
+    from autograder.student import check_processes
 
     compile_speed.add_to_environment(os.environ)  # before JAX's backend starts, as the student package does
     compilation_cache.enable("check")
     with one_shape_set():  # a student's repeated checks reuse JAX's compiled programs
         options = GradingOptions(seed=seed, sandbox="inprocess", assignment=args.assignment,
                                  functions=frozenset(args.exercise) if args.exercise else None,
+                                 claims=check_processes.claims_of_this_process(args.exercise),
                                  hints=config.hint_level("check"))
         return grade_submission(args.path, config, options)
 

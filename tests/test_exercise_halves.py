@@ -1,6 +1,7 @@
-"""A whole notebook's `autograder check` runs in two processes at once, half the exercises each
-(student/exercise_halves.py), and says exactly what one process says: the same checks in the same order,
-the same verdicts, hints said once per function, and the same checks stopped by the submission's budget.
+"""A whole notebook's `autograder check` runs in two processes at once, one going through the exercises from the
+first and the other from the last, each checking those the other has not taken (student/exercise_halves.py), and
+says exactly what one process says: the same checks in the same order, the same verdicts, hints said once per
+function, and the same checks stopped by the submission's budget.
 
 One process is what a machine with one usable core gets: `taskset`'s affinity, read by the check.
 """
@@ -43,10 +44,19 @@ def _result(*functions: str, notes: tuple[str, ...] = ()) -> SubmissionResult:
                                     for prop in ("correct", "jittable")])
 
 
-def test_exercises_are_dealt_to_the_two_processes_in_turn(monkeypatch):
-    monkeypatch.setattr(exercise_halves, "usable_cores", lambda: 8)
-    assert exercise_halves.parts(["a", "b", "c", "d", "e"]) == [Part(exercises=("a", "c", "e")),
-                                                               Part(exercises=("b", "d"))]
+def test_each_process_gets_every_other_exercise_then_the_others_from_their_end(monkeypatch):
+    monkeypatch.setattr(exercise_halves, "usable_cores", lambda: 2)
+    assert exercise_halves.parts(["a", "b", "c", "d", "e"]) == [Part(exercises=("a", "c", "e", "d", "b"), claimed=True),
+                                                               Part(exercises=("b", "d", "e", "c", "a"), claimed=True)]
+
+
+def test_with_what_each_exercise_compiles_both_processes_go_from_the_costliest_down(monkeypatch):
+    monkeypatch.setattr(exercise_halves, "usable_cores", lambda: 2)
+    lowered = {"a": 13, "b": 17, "c": 9, "d": 16, "e": 9}
+    assert exercise_halves.parts(["a", "b", "c", "d", "e"], lowered) == [
+        Part(exercises=("b", "d", "a", "c", "e"), claimed=True)] * 2
+    # A count missing for one exercise (a record from before counts were kept): every other one, as without.
+    assert exercise_halves.parts(["a", "b", "c"], {"a": 1, "b": 2})[0].exercises == ("a", "c", "b")
 
 
 def test_one_exercise_or_one_usable_core_is_checked_in_one_process(monkeypatch):
@@ -63,6 +73,12 @@ def test_the_halves_results_are_shown_in_the_suites_order_with_each_note_once():
     assert [(check.function, check.prop) for check in joined.checks] == [
         ("a", "correct"), ("a", "jittable"), ("b", "correct"), ("b", "jittable"), ("c", "correct"), ("c", "jittable")]
     assert joined.notes == ["loaded", "b's API"]
+
+
+def test_halves_that_both_checked_a_function_leave_it_to_one_process():
+    halves = [PartResult(Part(exercises=("a", "b")), _result("a", "b"), 1.0),
+              PartResult(Part(exercises=("b",)), _result("b"), 1.0)]
+    assert exercise_halves.joined(halves, ["a", "b"], budget_seconds=240.0) is None
 
 
 def test_halves_that_together_spent_more_than_the_budget_leave_the_verdict_to_one_process():
@@ -84,8 +100,9 @@ def test_a_notebook_checked_in_halves_says_what_one_process_says(tmp_path, kind,
     halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log")
     alone = _check(notebook, REPO / "grading.toml", cores=1, log=tmp_path / "alone.log")
     assert parts_log.started_parts(tmp_path / "alone.log") == []
-    [dealt] = parts_log.started_parts(tmp_path / "halves.log")
-    assert len(dealt) == 2 and sorted(sum(dealt, [])) == sorted(_functions(assignment))
+    [[first, second]] = parts_log.started_parts(tmp_path / "halves.log")
+    functions = _functions(assignment)
+    assert first == functions[0::2] + functions[1::2][::-1] and second == functions[1::2] + functions[0::2][::-1]
     assert halves.stdout == alone.stdout and halves.returncode == alone.returncode, halves.stdout + halves.stderr
     assert ("All checks passed." in halves.stdout) == (kind == "solutions")
 
@@ -155,11 +172,13 @@ def test_a_half_ended_by_a_signal_from_the_students_code_says_so_not_that_the_ki
     notebook.write_text(json.dumps(source), encoding="utf-8")
     halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log", language=language)
     [[first, second]] = parts_log.started_parts(tmp_path / "halves.log")
-    assert "random_walk" in second
+    assert second[:2] == ["init_mlp_params", "random_walk"]
+    # The exercises the killed process took: the second's own two (it dies in the second of them); or, had the
+    # second process been so slow that the first came to random_walk before it, the first's three.
     with messages.using(language):
-        expected = messages.text("student.part_ended_exercises", exercises=", ".join(second), signal="SIGKILL",
-                                 path=str(notebook))
-    assert (halves.returncode, halves.stdout, halves.stderr.strip()) == (2, "", expected)
+        expected = {messages.text("student.part_ended_exercises", exercises=", ".join(taken), signal="SIGKILL",
+                                  path=str(notebook)) for taken in (second[:2], first[:3])}
+    assert (halves.returncode, halves.stdout) == (2, "") and halves.stderr.strip() in expected, halves.stderr
 
 
 def test_a_device_counts_process_ended_by_a_signal_names_its_count_and_any_other_end_is_the_kits():
@@ -174,3 +193,27 @@ def _functions(assignment: str) -> list[str]:
     from autograder import grading_config
 
     return grading_config.load().functions(assignment)
+
+
+def test_no_folder_for_the_claims_is_the_kits_failure_said_as_such(monkeypatch):
+    from autograder.student import check_processes
+
+    def refused(**_):
+        raise PermissionError("/tmp is read-only")
+
+    monkeypatch.setattr(check_processes.tempfile, "mkdtemp", refused)
+    with pytest.raises(CheckProcessFailed, match="no folder for the parts' claims: /tmp is read-only") as failed:
+        check_processes.start(["check", "n.ipynb"], [Part(exercises=("a", "b"), claimed=True)])
+    assert failed.value.ended_by("n.ipynb") is None  # not a signal: the kit's failure, said as such
+
+
+def test_the_package_reads_each_functions_count_from_its_record_and_nothing_from_a_record_without(tmp_path):
+    from autograder.student import recorded
+
+    recorded.write_index(tmp_path, {"format": recorded.FORMAT, "assignments": {"a": {"f": {}, "g": {}}, "b": {"h": {}}}})
+    recorded.write(tmp_path, "a", {"checks": [{"function": "g"}, {"function": "f"}],
+                                   "lowered": {"f": 3, "g": 11, "h": "many", "k": -1}}, [])
+    recorded.write(tmp_path, "b", {"checks": [{"function": "h"}]}, [])
+    package = recorded.Package(tmp_path)
+    assert package.lowered("a") == {"f": 3, "g": 11} and package.functions_in_order("a") == ["g", "f"]
+    assert package.lowered("b") == {} and package.lowered("missing") == {}

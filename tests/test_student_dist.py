@@ -434,6 +434,19 @@ def test_autograder_check_in_two_halves_says_what_one_process_says(installed_by_
         assert (said[2].returncode, said[2].stdout) == (said[1].returncode, said[1].stdout), said[2].stdout[-3000:]
         assert said[2].returncode == (0 if notebook == filled else 1)
         assert parts[1] == [] and [len(started) for started in parts[2]] == [2], parts
+        # Both go through the exercises from the one whose checks compile the most (its record says how many).
+        [[first, second]] = parts[2]
+        assert first == second == ["init_mlp_params", "random_walk", "generate_linear_samples", "dropout"], parts
+
+
+def test_each_record_says_how_many_programs_each_functions_checks_compile(wheel_data):
+    """What student.exercise_halves deals the costliest first by: every function of every assignment, counted
+    while the solution's checks ran."""
+    for assignment in grading_config.load().assignments:
+        record = json.loads((wheel_data / f"{assignment}.json").read_text(encoding="utf-8"))
+        functions = grading_config.load().functions(assignment)
+        assert sorted(record["lowered"]) == sorted(functions), assignment
+        assert all(type(count) is int and count > 0 for count in record["lowered"].values()), record["lowered"]
 
 
 # The notebook's own examples of a wrong value, the exercise hint the grader gives for each, and how it names the call.

@@ -144,6 +144,8 @@ def test_the_fork_and_what_it_started_end_when_the_check_is_killed(tmp_path, cac
     # The command's fork, and one for each half of its exercises (student.exercise_halves) it started.
     assert waited_for(lambda: len(children(server)) == 3), f"forks of the waiting check: {children(server)}"
     forks = children(server)
+    # The halves are the server's forks too, asked for by the command's fork: no interpreter started for them.
+    assert [children(fork) for fork in forks] == [[], [], []]
     beside = _check(notebook, cache_home)  # another check while that one waits: forks of its own
     assert (beside.returncode, beside.stdout) == (first.returncode, first.stdout)
     # Its forks end (and are reaped) as it ends; the waiting check's stay.

@@ -18,6 +18,7 @@ import pytest
 
 from autograder.catalog import messages
 from autograder.check.failure import Failure, FailureKind, failure_of, render
+from autograder.check.function_claims import FunctionClaims
 from autograder.check.submission import Submission
 
 # Hidden sizes come from one of this many generators per check, chosen by the seed: values
@@ -100,10 +101,12 @@ class CheckOutcome:
 
 
 class GradingPlugin:
-    def __init__(self, submission: Submission | None, seed: int, functions: AbstractSet[str] | None = None):
+    def __init__(self, submission: Submission | None, seed: int, functions: AbstractSet[str] | None = None,
+                 claims: FunctionClaims | None = None):
         self._submission = submission
         self._seed = seed
         self._functions = functions
+        self._claims = claims
         self.outcomes: dict[str, CheckOutcome] = {}
         self._marks: dict[str, tuple[str, str]] = {}
 
@@ -154,7 +157,30 @@ class GradingPlugin:
             if self._functions is None or function in self._functions:
                 self._marks[item.nodeid] = (function, prop)
                 kept.append(item)
+        claims = self._claims
+        if claims is not None:  # stable: each function's own checks keep their order
+            kept.sort(key=lambda item: claims.rank(self._marks[item.nodeid][0]))
         items[:] = kept
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        """With claims, pytest's own loop over the checks of the functions this process takes, each taken as the
+        loop comes to it. Every check runs knowing the next check that will run, which pytest's teardown of
+        module and class fixtures needs. Without claims, pytest's loop (None)."""
+        if self._claims is None or session.testsfailed or session.config.option.collectonly:
+            return None
+        claims = self._claims
+        taken = (item for item in session.items if claims.take(self._marks[item.nodeid][0]))
+        item = next(taken, None)
+        while item is not None:
+            following = next(taken, None)
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+            if session.shouldfail:
+                raise session.Failed(session.shouldfail)
+            if session.shouldstop:
+                raise session.Interrupted(session.shouldstop)
+            item = following
+        return True
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):

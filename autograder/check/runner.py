@@ -10,6 +10,7 @@ from typing import AbstractSet
 
 import pytest
 
+from autograder.check.function_claims import FunctionClaims
 from autograder.check.pytest_plugin import CheckOutcome, GradingPlugin
 from autograder.check.submission import Submission
 
@@ -38,15 +39,16 @@ PYTEST_OPTIONS = (
 
 
 def run_checks(assignment: str, submission: Submission, seed: int,
-               functions: AbstractSet[str] | None = None) -> list[CheckOutcome]:
-    """Run the suite of `assignment`; one outcome per executed check, in suite order."""
+               functions: AbstractSet[str] | None = None, claims: FunctionClaims | None = None) -> list[CheckOutcome]:
+    """Run the suite of `assignment`; one outcome per executed check, in suite order (with `claims`, the checks of
+    the functions they take, in their order)."""
     suite = suite_path(assignment)
     if not suite.is_file():  # a course's assignment whose suite is not written (or was moved): say where we looked
         from autograder import course_suites
 
         looked = ", ".join(str(folder) for folder in course_suites.folders())
         raise RuntimeError(f"the {assignment} suite is missing: looked for test_{assignment}.py in {looked}")
-    plugin = GradingPlugin(submission, seed, functions)
+    plugin = GradingPlugin(submission, seed, functions, claims)
     sink = io.StringIO()
     with no_plugin_autoload(), contextlib.redirect_stdout(sink):
         code = pytest.main([str(suite), *PYTEST_OPTIONS], plugins=[plugin])

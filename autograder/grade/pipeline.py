@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, AbstractSet, Callable
 from autograder.catalog import messages
 from autograder.check.cause_first import lead_with_the_cause
 from autograder.check.device_runs import DeviceRun, merged_outcomes
+from autograder.check.function_claims import FunctionClaims
 from autograder.check.gated_checks import mark_not_checked
 from autograder.check.pytest_plugin import CheckOutcome
 from autograder.check.results import CheckResult, SubmissionResult
@@ -49,6 +50,8 @@ class GradingOptions:
     sandbox: str = "os"  # one of SANDBOX_MODES
     assignment: str | None = None  # overrides the notebook's metadata and its file name
     functions: AbstractSet[str] | None = None  # grade only these functions (a check cell); None: all
+    # In a part of a check in two processes (student.exercise_halves): of those, the ones this part takes.
+    claims: FunctionClaims | None = None
     name: str | None = None  # the result's name; default: the file's stem
     hints: str | None = None  # hint level; default grading.toml's grade_hints ($AUTOGRADER_HINTS wins)
     # How the student's feedback names the file: its path inside what they handed in; default: its name.
@@ -120,8 +123,11 @@ def _grade_source(source, path: Path, name: str, assignment: str, config: Gradin
         namespace, report = load_namespace(source, config.limits.load_seconds, skip, config.limits.busy_factor)
         in_process = InProcessTransport(namespace, report, config.limits.call_seconds, config.limits.submission_seconds,
                                         config.limits.busy_factor)
-        outcomes = worker.run_suite(assignment, Submission(in_process, report.notes), options.seed,
-                                    options.functions)
+        submission = Submission(in_process, report.notes)
+        if options.claims is None:
+            outcomes = worker.run_suite(assignment, submission, options.seed, options.functions)
+        else:  # a check's part: its own process, never a batch's worker with a session of its own
+            outcomes = run_checks(assignment, submission, options.seed, options.functions, options.claims)
         notes, printed, problem = list(report.notes), "", None
     return SubmissionResult(
         name=name, path=str(path), assignment=assignment, seed=options.seed,

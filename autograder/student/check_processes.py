@@ -16,19 +16,25 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from autograder.catalog import messages
+from autograder.check import function_claims
 from autograder.check.failure import Failure
 from autograder.check.results import CheckResult, SubmissionResult
+from autograder.warm_start import client
 
 # Set in each part's process: it checks its part and prints the result as data. Read after a warm server's
 # fork (warm_start.identity names it: importing this module there would slow every check's client).
 PART_VARIABLE = "AUTOGRADER_CHECK_PART"
 DEVICES_VARIABLE = "AUTOGRADER_CHECK_DEVICES"  # and this many devices, in a device count's process
+CLAIMS_VARIABLE = "AUTOGRADER_CHECK_CLAIMS"  # and where the parts take exercises (check.function_claims)
 
 
 class CheckProcessFailed(RuntimeError):
@@ -57,10 +63,12 @@ class CheckProcessFailed(RuntimeError):
 @dataclasses.dataclass(frozen=True)
 class Part:
     """What one process checks: with `devices` CPU devices (None: JAX's default), `exercises` (empty: all the
-    command line names)."""
+    command line names). A `claimed` part goes through `exercises` in their order and checks each one no other
+    part of its check took first (check.function_claims)."""
 
     devices: int | None = None
     exercises: tuple[str, ...] = ()
+    claimed: bool = False
 
     def describe(self) -> str:
         """For the kit's failure: which process it was."""
@@ -81,7 +89,8 @@ class Started:
     """The processes of `start`, one per part, with the arguments they were started with."""
 
     arguments: list[str]
-    processes: list[tuple[Part, subprocess.Popen]]
+    processes: list[tuple[Part, subprocess.Popen | client.ForkedCheck]]
+    claims: Path | None = None  # the folder where claimed parts take their exercises
 
 
 def in_a_part() -> bool:
@@ -92,17 +101,41 @@ def in_a_part() -> bool:
 def start(arguments: list[str], parts: list[Part]) -> Started:
     """`autograder <arguments>` started once per part, each in a fresh process; `results` waits for them."""
     processes = []
-    for part in parts:
-        environment = dict(os.environ, **{PART_VARIABLE: "1"})
+    claims = _claims_folder(parts) if any(part.claimed for part in parts) else None
+    for number, part in enumerate(parts, start=1):
+        environment = dict(os.environ, **{PART_VARIABLE: str(number)})
+        if part.claimed and claims is not None:
+            environment[CLAIMS_VARIABLE] = str(claims)
         if part.devices is not None:
             # JAX_NUM_CPU_DEVICES from JAX 0.5.1 on; XLA's own flag in every release of the range.
             flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={part.devices}"
             environment.update(JAX_NUM_CPU_DEVICES=str(part.devices), XLA_FLAGS=flags.strip(),
                                **{DEVICES_VARIABLE: str(part.devices)})
         extra = [token for exercise in part.exercises for token in ("--exercise", exercise)]
-        processes.append((part, subprocess.Popen([*_this_command(), *arguments, *extra], stdout=subprocess.PIPE,
-                                                 stderr=subprocess.PIPE, text=True, env=environment)))
-    return Started(list(arguments), processes)
+        # Forked by the warm server that forked this process, where there is one: as a new process would start,
+        # with what a new process would import already imported.
+        process = client.forked_check([*arguments, *extra], environment) or subprocess.Popen(
+            [*_this_command(), *arguments, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=environment)
+        processes.append((part, process))
+    return Started(list(arguments), processes, claims)
+
+
+def _claims_folder(parts: list[Part]) -> Path:
+    """A new folder where claimed parts take their exercises; CheckProcessFailed (the kit's) if none can be made."""
+    try:
+        return Path(tempfile.mkdtemp(prefix="autograder-check-"))
+    except OSError as error:
+        raise CheckProcessFailed(parts[0], None, f"no folder for the parts' claims: {error}") from None
+
+
+def claims_of_this_process(order: list[str] | None) -> function_claims.FunctionClaims | None:
+    """How this part's process takes its exercises, its command line having named them in `order`; None for a
+    process that checks all it names."""
+    folder = os.environ.get(CLAIMS_VARIABLE)
+    if not folder or not order:
+        return None
+    return function_claims.FunctionClaims(Path(folder), tuple(order), os.environ.get(PART_VARIABLE, ""))
 
 
 def _this_command() -> list[str]:
@@ -119,13 +152,17 @@ def results(started: Started) -> list[PartResult]:
     """Each part's result, once every process has ended; CheckProcessFailed (the others stopped) when one ended
     without a result."""
     found = []
-    for part, process in started.processes:
+    for number, (part, process) in enumerate(started.processes, start=1):
         out, err = process.communicate()
         try:
             found.append(_part_result(part, out.strip().splitlines()[-1]))
         except (IndexError, ValueError, KeyError, TypeError):
+            if part.claimed and started.claims is not None:  # what it checked: the exercises it took
+                taken = function_claims.taken_by(started.claims, str(number))
+                part = dataclasses.replace(part, exercises=tuple(name for name in part.exercises if name in taken))
             stop(started)
             raise CheckProcessFailed(part, process.returncode, (err.strip().splitlines() or [""])[-1]) from None
+    _remove_claims(started)
     return found
 
 
@@ -138,6 +175,12 @@ def stop(started: Started) -> None:
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+    _remove_claims(started)
+
+
+def _remove_claims(started: Started) -> None:
+    if started.claims is not None:
+        shutil.rmtree(started.claims, ignore_errors=True)
 
 
 def result_to_json(result: SubmissionResult) -> str:

@@ -15,13 +15,16 @@ from autograder.student import jax_support
 from autograder.student.strings import text
 
 if TYPE_CHECKING:
+    from autograder.check.function_claims import FunctionClaims
     from autograder.child.cell_execution import LoadReport
     from autograder.student import recorded
 
 
 def check_namespace(package: recorded.Package, assignment: str, namespace: dict, load_report: LoadReport,
-                    functions: set[str] | None, name: str, path: str = "") -> SubmissionResult:
-    """Replay `assignment`'s recorded checks of `functions` against the functions in `namespace`."""
+                    functions: set[str] | None, name: str, path: str = "",
+                    claims: FunctionClaims | None = None) -> SubmissionResult:
+    """Replay `assignment`'s recorded checks of `functions` (those `claims` takes, in a part of a check in two
+    processes) against the functions in `namespace`."""
     jax_support.adapt()  # no-op where problem() already ran
     import jax
 
@@ -37,7 +40,7 @@ def check_namespace(package: recorded.Package, assignment: str, namespace: dict,
     with warnings.catch_warnings(record=True) as said, transport.one_mlir_context():
         warnings.simplefilter("always", DeprecationWarning)
         checks = say_each_thing_once(lead_with_the_cause(
-            replay.replay(record, arrays, Submission(transport, load_report.notes), functions)))
+            replay.replay(record, arrays, Submission(transport, load_report.notes), functions, claims)))
     notes = list(load_report.notes) + _apis_grading_lacks(package, [str(warning.message) for warning in said])
     return SubmissionResult(name=name, path=path, assignment=assignment, seed=int(record.get("seed", 0)),
                             checks=checks, notes=notes)

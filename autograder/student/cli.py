@@ -123,7 +123,10 @@ def _started_early(args, package, declared: str | None):
         assignment = next((name for name in sorted(package.assignments, key=len, reverse=True)
                            if name in args.path.stem), None)
     planned = _parts(args, package, assignment) if assignment is not None else None
-    return check_processes.start(*planned) if planned is not None else None
+    try:
+        return check_processes.start(*planned) if planned is not None else None
+    except check_processes.CheckProcessFailed:
+        return None  # `_result` starts them again, and says why it cannot
 
 
 def _parts(args, package, assignment: str):
@@ -136,7 +139,7 @@ def _parts(args, package, assignment: str):
     if counts:
         return _child_arguments(args, assignment), [Part(devices=count) for count in counts]
     halves = exercise_halves.parts([function for function in package.functions_in_order(assignment)
-                                    if not args.exercise or function in args.exercise])
+                                    if not args.exercise or function in args.exercise], package.lowered(assignment))
     return (_child_arguments(args, assignment, exercises=False), halves) if halves else None
 
 
@@ -184,7 +187,8 @@ def _result(args, package, source, assignment: str, early=None):
     namespace, report = load_namespace(source, package.load_seconds, skip)
     try:
         result = check_namespace(package, assignment, namespace, report, set(args.exercise) if args.exercise else None,
-                                 name=args.path.stem, path=str(args.path))
+                                 name=args.path.stem, path=str(args.path),
+                                 claims=check_processes.claims_of_this_process(args.exercise))
     except recorded.RecordError as error:
         print(text("student.data_missing", assignment=assignment, detail=error))
         return 1

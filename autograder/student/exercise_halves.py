@@ -4,8 +4,10 @@ Most of a first check is XLA compiling the student's operations, one small
 program per operation and shape, on one core (06's solution: 52 programs,
 1.3 s of a 3.3 s check). Where two cores can run it, `autograder check` of
 two or more exercises starts two fresh processes (check_processes), gives
-each every other exercise, and shows their results as one: the same checks
-in the same order, with the same verdicts and hints as one process gives.
+each every other exercise, lets each take those the other has not started
+once it is done with its own (check.function_claims), and shows their
+results as one: the same checks in the same order, with the same verdicts
+and hints as one process gives.
 
 Why the verdicts are the same:
 - Each function is checked whole in one process, and everything a check
@@ -19,7 +21,8 @@ Why the verdicts are the same:
 
 What can differ: a function that reads what another exercise's function
 changed (a global list both use) sees that change only if the two are
-checked in the same process. Grading checks them all in one.
+checked in the same process, which depends on how long the checks take.
+Grading checks them all in one.
 
 Not split: an assignment checked once per device count (already a process
 per count: device_checks), a single exercise, one usable core.
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 
 from autograder.check.results import SubmissionResult
 from autograder.student.check_processes import Part, PartResult
@@ -38,15 +42,27 @@ from autograder.student.check_processes import Part, PartResult
 PROCESSES = 2
 
 
-def parts(exercises: list[str]) -> list[Part] | None:
-    """`exercises` dealt to PROCESSES processes in turn (A B A B: each gets some of the first and some of the
-    last); None where a split does not pay: fewer than two exercises or usable cores. Dealt back and forth
-    instead (A B B A), the slower half of a first check was 0.1-0.3 s slower for 01, 03, 07 and 09, faster for
-    05, the same for 06 (each half a fresh process, twice each, alternately)."""
-    count = min(PROCESSES, len(exercises), usable_cores())
-    if count < 2:
+def parts(exercises: list[str], lowered: Mapping[str, int] | None = None) -> list[Part] | None:
+    """Two parts that take `exercises` as they come to them (check.function_claims); None where a split does not
+    pay: fewer than two exercises or usable cores.
+
+    With how many programs each exercise's checks compile (`lowered`, recorded with the student package's
+    checks), both go through the exercises from the costliest down, each taking the next one the other has not
+    taken: each is then busy until the other is nearly done. 06's first check, dealt A B A B, had one process
+    checking init_mlp_params then random_walk for 1.55 s while the other was done after 1.0 s.
+
+    Without: each goes first through every other exercise (A B A B: each gets some of the first and some of the
+    last), then through the other's from its end, taking those the other has not come to. Dealt back and forth
+    instead (A B B A), the slower half of a first check was 0.1-0.3 s slower for 01, 03, 07 and 09 (each half a
+    fresh process, twice each, alternately)."""
+    if min(PROCESSES, len(exercises), usable_cores()) < 2:
         return None
-    return [Part(exercises=tuple(exercises[first::count])) for first in range(count)]
+    if lowered and all(name in lowered for name in exercises):
+        costliest_first = tuple(sorted(exercises, key=lambda name: -lowered[name]))  # stable: ties keep their order
+        return [Part(exercises=costliest_first, claimed=True), Part(exercises=costliest_first, claimed=True)]
+    first, second = exercises[0::2], exercises[1::2]
+    return [Part(exercises=tuple(first + second[::-1]), claimed=True),
+            Part(exercises=tuple(second + first[::-1]), claimed=True)]
 
 
 def usable_cores() -> int:
@@ -59,8 +75,12 @@ def usable_cores() -> int:
 def joined(found: list[PartResult], order: list[str], budget_seconds: float) -> SubmissionResult | None:
     """One result from the parts' results: their checks in `order` of function (each function's own checks in
     the order its process gave them), their notes once each. None when the parts used more CPU time than
-    one process may (`budget_seconds`): then only one process can tell which checks the budget stops."""
+    one process may (`budget_seconds`): then only one process can tell which checks the budget stops. None too
+    when two parts checked one function (their claims folder gone astray): one process checks it once."""
     if sum(part.cpu_seconds for part in found) > budget_seconds:
+        return None
+    checked_by = [{check.function for check in part.result.checks} for part in found]
+    if any(mine & theirs for number, mine in enumerate(checked_by) for theirs in checked_by[number + 1:]):
         return None
     first = found[0].result
     rank = {function: place for place, function in enumerate(order)}

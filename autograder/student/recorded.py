@@ -219,6 +219,7 @@ class Package:
     def __init__(self, directory: Path = DATA):
         self.directory = directory
         self.index = read_index(directory)
+        self._records: dict[str, dict | None] = {}
 
     @property
     def assignments(self) -> list[str]:
@@ -232,11 +233,31 @@ class Package:
         name), read without NumPy; by name where the record cannot be read (the checks then say why)."""
         functions = self.functions_of(assignment)
         try:
-            record = json.loads((self.directory / f"{assignment}.json").read_text(encoding="utf-8"))
-            checked = [check["function"] for check in record["checks"]]
-        except (OSError, ValueError, KeyError, TypeError):
+            checked = [check["function"] for check in (self._record(assignment) or {})["checks"]]
+        except (KeyError, TypeError):
             return functions
         return sorted(functions, key=lambda function: checked.index(function) if function in checked else len(checked))
+
+    def lowered(self, assignment: str) -> dict[str, int]:
+        """How many programs JAX lowered for each function's checks when they were recorded (what a check of it
+        compiles); {} for a record without them."""
+        try:
+            found = (self._record(assignment) or {})["lowered"]
+        except (KeyError, TypeError):
+            return {}
+        if not isinstance(found, dict):
+            return {}
+        return {name: count for name, count in found.items() if type(count) is int and count >= 0}
+
+    def _record(self, assignment: str) -> dict | None:
+        """`assignment`'s record, its JSON only (no NumPy), read once; None if it cannot be read."""
+        if assignment not in self._records:
+            try:
+                record = json.loads((self.directory / f"{assignment}.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                record = None
+            self._records[assignment] = record if isinstance(record, dict) else None
+        return self._records[assignment]
 
     def functions(self) -> list[str]:
         return [f for a in self.assignments for f in self.index["assignments"][a]]

@@ -51,6 +51,7 @@ from autograder.check.expectations import (
     expected_error_feedback,
 )
 from autograder.check.failure import CheckFailed, Failure, failure_of, rebuilt, with_advice
+from autograder.check.function_claims import FunctionClaims
 from autograder.check.gated_checks import mark_not_checked
 from autograder.check.placement_checks import assert_spread
 from autograder.check.results import CheckResult
@@ -82,13 +83,19 @@ def _advice(step: dict) -> tuple[str, ...]:
 
 
 def replay(record: dict, arrays: list[np.ndarray], submission: Submission,
-           functions: Iterable[str] | None = None) -> list[CheckResult]:
-    """Every recorded check of `functions` (default: all), in the record's order, with points."""
+           functions: Iterable[str] | None = None, claims: FunctionClaims | None = None) -> list[CheckResult]:
+    """Every recorded check of `functions` (default: all), in the record's order, with points. With `claims`
+    (a part of a check in two processes), those of each function it takes, in its order of functions."""
     wanted = None if functions is None else set(functions)
     learned_sentences.learn_record(record)
     results = []
-    for check in record.get("checks", []):
+    checks = record.get("checks", [])
+    if claims is not None:
+        checks = sorted(checks, key=lambda check: claims.rank(check["function"]))  # stable: each one's own order
+    for check in checks:
         if wanted is not None and check["function"] not in wanted:
+            continue
+        if claims is not None and not claims.take(check["function"]):
             continue
         points = float(check.get("points", 0))
         try:

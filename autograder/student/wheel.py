@@ -57,7 +57,7 @@ KIT_MODULES = (
     "check/jax_error_hints.py", "check/jax_api_versions.py", "check/exported_program.py",
     "check/expectations.py", "check/typed_key.py", "check/failure.py", "check/calls_shown.py",
     "check/gated_checks.py", "check/value_relations.py", "check/rounding_relation.py", "check/cause_first.py",
-    "check/retrace_explanations.py", "check/placement_checks.py", "check/device_runs.py",
+    "check/retrace_explanations.py", "check/placement_checks.py", "check/device_runs.py", "check/function_claims.py",
     "sandbox/inprocess.py", "sandbox/compilation_cache.py", "sandbox/compile_speed.py",
     "reports/__init__.py", "reports/terminal_table.py", "reports/display_width.py", "reports/check_cell.py",
     "student/__init__.py", "student/jax_support.py", "student/strings.py", "student/recorded.py", "student/replay.py",

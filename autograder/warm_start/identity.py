@@ -29,7 +29,8 @@ PROTOCOL = 2  # 2: the server greets a connection once it can serve it
 # started without them. (student.check_processes sets them; its module is not imported here, to keep every
 # check's client small.)
 PART_VARIABLE = "AUTOGRADER_CHECK_PART"
-READ_AFTER_FORK = ("XLA_FLAGS", "JAX_NUM_CPU_DEVICES", "AUTOGRADER_CHECK_DEVICES", PART_VARIABLE)
+READ_AFTER_FORK = ("XLA_FLAGS", "JAX_NUM_CPU_DEVICES", "AUTOGRADER_CHECK_DEVICES", "AUTOGRADER_CHECK_CLAIMS",
+                   PART_VARIABLE)
 SHELL_BOOKKEEPING = ("PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES")
 # AF_UNIX addresses hold at most 107 bytes on Linux: a longer socket path is reached through its folder's
 # descriptor (`socket_address`).

@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from autograder.warm_start import ending, identity, wire
+from autograder.warm_start import client, ending, identity, wire
 
 IDLE_SECONDS = 600.0
 LOOK_EVERY_SECONDS = 5.0
@@ -41,7 +41,8 @@ _JAX = ("jax", "jax.numpy", "jax.extend", "jax.experimental.key_reuse", "jax.exp
         "encodings.unicode_escape")
 _CHECKING = tuple(f"autograder.{name}" for name in (
     "check.calls_shown", "check.cause_first", "check.compare", "check.expectations", "check.exported_program",
-    "check.gated_checks", "check.jax_error_hints", "check.placement_checks", "check.retrace_explanations",
+    "check.function_claims", "check.gated_checks", "check.jax_error_hints", "check.placement_checks",
+    "check.retrace_explanations",
     "check.rounding_relation", "check.said_once", "check.submission", "check.typed_key", "check.value_relations",
     "child.harness_types", "child.harnesses", "child.harnesses_07_vmap_pytrees", "child.harnesses_08_scan_purity",
     "child.harnesses_09_autodiff", "child.jaxpr_walk", "child.older_jax_exports", "child.wider_floats",
@@ -130,7 +131,7 @@ def _loop(listener: socket.socket, socket_path: str, bound: int, main, lock: int
                 connection, _ = listener.accept()
                 # Not for a fork to hold: the server's own, and the other checks' pidfds and connections.
                 own = [lock, events.fileno(), *running, *(other.fileno() for _, other in running.values())]
-                started = _start(connection, listener, own, main)
+                started = _start(connection, listener, own, main, socket_path)
                 if started is None:
                     connection.close()
                     continue
@@ -156,7 +157,7 @@ def _still_bound(socket_path: str, bound: int) -> bool:
         return False
 
 
-def _start(connection: socket.socket, listener: socket.socket, own: list[int], main) -> int | None:
+def _start(connection: socket.socket, listener: socket.socket, own: list[int], main, socket_path: str) -> int | None:
     """Fork the check `connection` asks for; its pid, or None for a request that is not one."""
     if wire.peer_uid(connection) != os.getuid():
         return None
@@ -180,6 +181,7 @@ def _start(connection: socket.socket, listener: socket.socket, own: list[int], m
             for descriptor in own:
                 os.close(descriptor)
             _become(request, descriptors, connection)
+            client.server_socket = Path(socket_path)  # the check's parts are forked here too
             code = main(request["argv"])
         except SystemExit as leaving:
             code = leaving.code if isinstance(leaving.code, int) else 1
