@@ -100,9 +100,11 @@ def test_a_notebook_checked_in_halves_says_what_one_process_says(tmp_path, kind,
     halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log")
     alone = _check(notebook, REPO / "grading.toml", cores=1, log=tmp_path / "alone.log")
     assert parts_log.started_parts(tmp_path / "alone.log") == []
-    [[first, second]] = parts_log.started_parts(tmp_path / "halves.log")
-    functions = _functions(assignment)
-    assert first == functions[0::2] + functions[1::2][::-1] and second == functions[1::2] + functions[0::2][::-1]
+    # Both from the exercise whose checks compile the most, as the suites' table counts them.
+    lowered = exercise_halves.lowered_in_table(REPO / "autograder" / "suites", assignment)
+    assert sorted(lowered) == sorted(_functions(assignment))
+    assert parts_log.started_parts(tmp_path / "halves.log") == [[sorted(_functions(assignment),
+                                                                        key=lambda name: -lowered[name])] * 2]
     assert halves.stdout == alone.stdout and halves.returncode == alone.returncode, halves.stdout + halves.stderr
     assert ("All checks passed." in halves.stdout) == (kind == "solutions")
 
@@ -171,13 +173,14 @@ def test_a_half_ended_by_a_signal_from_the_students_code_says_so_not_that_the_ki
     notebook = tmp_path / "06_prng.ipynb"
     notebook.write_text(json.dumps(source), encoding="utf-8")
     halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log", language=language)
-    [[first, second]] = parts_log.started_parts(tmp_path / "halves.log")
-    assert second[:2] == ["init_mlp_params", "random_walk"]
-    # The exercises the killed process took: the second's own two (it dies in the second of them); or, had the
-    # second process been so slow that the first came to random_walk before it, the first's three.
+    [[order, same]] = parts_log.started_parts(tmp_path / "halves.log")
+    assert order == same and order[:2] == ["init_mlp_params", "random_walk"]
+    # The process that took random_walk dies in it, the second exercise of their way through: it took
+    # random_walk alone (the other took init_mlp_params first), or init_mlp_params and then random_walk (had
+    # the other process been too slow to take either first).
     with messages.using(language):
         expected = {messages.text("student.part_ended_exercises", exercises=", ".join(taken), signal="SIGKILL",
-                                  path=str(notebook)) for taken in (second[:2], first[:3])}
+                                  path=str(notebook)) for taken in (["random_walk"], order[:2])}
     assert (halves.returncode, halves.stdout) == (2, "") and halves.stderr.strip() in expected, halves.stderr
 
 
@@ -210,10 +213,20 @@ def test_no_folder_for_the_claims_is_the_kits_failure_said_as_such(monkeypatch):
 def test_the_package_reads_each_functions_count_from_its_record_and_nothing_from_a_record_without(tmp_path):
     from autograder.student import recorded
 
-    recorded.write_index(tmp_path, {"format": recorded.FORMAT, "assignments": {"a": {"f": {}, "g": {}}, "b": {"h": {}}}})
+    index = {"format": recorded.FORMAT, "assignments": {"a": {"f": {}, "g": {}}, "b": {"h": {}}}}
+    recorded.write_index(tmp_path, index)
     recorded.write(tmp_path, "a", {"checks": [{"function": "g"}, {"function": "f"}],
                                    "lowered": {"f": 3, "g": 11, "h": "many", "k": -1}}, [])
     recorded.write(tmp_path, "b", {"checks": [{"function": "h"}]}, [])
     package = recorded.Package(tmp_path)
     assert package.lowered("a") == {"f": 3, "g": 11} and package.functions_in_order("a") == ["g", "f"]
     assert package.lowered("b") == {} and package.lowered("missing") == {}
+
+
+def test_a_clones_counts_are_read_from_the_table_beside_its_suites_and_a_missing_or_broken_one_gives_none(tmp_path):
+    (tmp_path / exercise_halves.LOWERED_TABLE).write_text('[a]\nf = 3\ng = "many"\nh = -1\n[b]\n', encoding="utf-8")
+    assert exercise_halves.lowered_in_table(tmp_path, "a") == {"f": 3}
+    assert exercise_halves.lowered_in_table(tmp_path, "b") == {} == exercise_halves.lowered_in_table(tmp_path, "c")
+    assert exercise_halves.lowered_in_table(tmp_path / "nowhere", "a") == {}
+    (tmp_path / exercise_halves.LOWERED_TABLE).write_text("[a\n", encoding="utf-8")
+    assert exercise_halves.lowered_in_table(tmp_path, "a") == {}

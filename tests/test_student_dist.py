@@ -35,7 +35,7 @@ from autograder.check.submission import Submission
 from autograder.integrations import release
 from autograder.load.submission_source import read
 from autograder.sandbox.inprocess import InProcessTransport, load_namespace
-from autograder.student import notebooks, recorded, replay, wheel
+from autograder.student import exercise_halves, notebooks, recorded, replay, wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 HANGUL = re.compile("[\uac00-\ud7a3]")
@@ -447,6 +447,19 @@ def test_each_record_says_how_many_programs_each_functions_checks_compile(wheel_
         functions = grading_config.load().functions(assignment)
         assert sorted(record["lowered"]) == sorted(functions), assignment
         assert all(type(count) is int and count > 0 for count in record["lowered"].values()), record["lowered"]
+
+
+def test_a_clones_table_of_counts_is_what_a_release_records(wheel_data):
+    """A clone deals the costliest first from autograder/suites/lowered.toml: the same counts as the records."""
+    config = grading_config.load()
+    for assignment in config.assignments:
+        if config.device_counts(assignment):
+            continue  # checked once per device count, not in halves
+        record = json.loads((wheel_data / f"{assignment}.json").read_text(encoding="utf-8"))
+        table = exercise_halves.lowered_in_table(ROOT / "autograder" / "suites", assignment)
+        assert table == record["lowered"], (
+            f"{assignment}: autograder/suites/lowered.toml has {table}, a release records {record['lowered']}: "
+            "run .venv/bin/python scripts/write_lowered_table.py")
 
 
 # The notebook's own examples of a wrong value, the exercise hint the grader gives for each, and how it names the call.

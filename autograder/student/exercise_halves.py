@@ -33,10 +33,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from autograder.check.results import SubmissionResult
 from autograder.student.check_processes import Part, PartResult
 
+# Beside a clone's suites: each function's count of `parts`' `lowered` (scripts/write_lowered_table.py).
+LOWERED_TABLE = "lowered.toml"
 # Each part is a process holding JAX and its compiled programs (a fork of the warm server, or one importing JAX
 # itself: 0.6-0.8 s of CPU). Three were no faster than two on two cores (03, 06, 07, 09, alternately).
 PROCESSES = 2
@@ -63,6 +66,20 @@ def parts(exercises: list[str], lowered: Mapping[str, int] | None = None) -> lis
     first, second = exercises[0::2], exercises[1::2]
     return [Part(exercises=tuple(first + second[::-1]), claimed=True),
             Part(exercises=tuple(second + first[::-1]), claimed=True)]
+
+
+def lowered_in_table(folder: Path, assignment: str) -> dict[str, int]:
+    """`assignment`'s counts in the LOWERED_TABLE of the suites' `folder`; {} where it has none, or cannot be read
+    (the exercises are then dealt in turn)."""
+    import tomllib
+
+    try:
+        table = tomllib.loads((folder / LOWERED_TABLE).read_text(encoding="utf-8")).get(assignment, {})
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {name: count for name, count in table.items() if type(count) is int and count >= 0}
 
 
 def usable_cores() -> int:
