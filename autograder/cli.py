@@ -250,9 +250,9 @@ def _checked_in_parts(args, config, seed: int):
     if counts:  # one fresh process per device count, as grading checks this assignment (check.device_runs)
         return device_checks.check_with_each_count(_part_arguments(args, seed), counts)
     functions = config.functions(assignment) if assignment else []
-    lowered = exercise_halves.lowered_in_table(suite_path(assignment).parent, assignment) if assignment else {}
+    seconds = exercise_halves.seconds_in_table(suite_path(assignment).parent, assignment) if assignment else {}
     halves = exercise_halves.parts([function for function in functions
-                                    if not args.exercise or function in args.exercise], lowered)
+                                    if not args.exercise or function in args.exercise], seconds)
     if halves is None:
         return None
     started = check_processes.start(_part_arguments(args, seed, exercises=False), halves)

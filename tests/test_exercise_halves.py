@@ -50,13 +50,13 @@ def test_each_process_gets_every_other_exercise_then_the_others_from_their_end(m
                                                                Part(exercises=("b", "d", "e", "c", "a"), claimed=True)]
 
 
-def test_with_what_each_exercise_compiles_both_processes_go_from_the_costliest_down(monkeypatch):
+def test_with_what_each_exercise_costs_both_processes_go_from_the_costliest_down(monkeypatch):
     monkeypatch.setattr(exercise_halves, "usable_cores", lambda: 2)
-    lowered = {"a": 13, "b": 17, "c": 9, "d": 16, "e": 9}
-    assert exercise_halves.parts(["a", "b", "c", "d", "e"], lowered) == [
+    seconds = {"a": 0.78, "b": 1.03, "c": 0.64, "d": 0.87, "e": 0.64}
+    assert exercise_halves.parts(["a", "b", "c", "d", "e"], seconds) == [
         Part(exercises=("b", "d", "a", "c", "e"), claimed=True)] * 2
-    # A count missing for one exercise (a record from before counts were kept): every other one, as without.
-    assert exercise_halves.parts(["a", "b", "c"], {"a": 1, "b": 2})[0].exercises == ("a", "c", "b")
+    # An exercise the table lacks (one added since it was written): every other one, as without.
+    assert exercise_halves.parts(["a", "b", "c"], {"a": 1.0, "b": 2.0})[0].exercises == ("a", "c", "b")
 
 
 def test_one_exercise_or_one_usable_core_is_checked_in_one_process(monkeypatch):
@@ -100,11 +100,11 @@ def test_a_notebook_checked_in_halves_says_what_one_process_says(tmp_path, kind,
     halves = _check(notebook, REPO / "grading.toml", cores=2, log=tmp_path / "halves.log")
     alone = _check(notebook, REPO / "grading.toml", cores=1, log=tmp_path / "alone.log")
     assert parts_log.started_parts(tmp_path / "alone.log") == []
-    # Both from the exercise whose checks compile the most, as the suites' table counts them.
-    lowered = exercise_halves.lowered_in_table(REPO / "autograder" / "suites", assignment)
-    assert sorted(lowered) == sorted(_functions(assignment))
+    # Both from the costliest exercise, as the suites' table measured them.
+    seconds = exercise_halves.seconds_in_table(REPO / "autograder" / "suites", assignment)
+    assert sorted(seconds) == sorted(_functions(assignment))
     assert parts_log.started_parts(tmp_path / "halves.log") == [[sorted(_functions(assignment),
-                                                                        key=lambda name: -lowered[name])] * 2]
+                                                                        key=lambda name: -seconds[name])] * 2]
     assert halves.stdout == alone.stdout and halves.returncode == alone.returncode, halves.stdout + halves.stderr
     assert ("All checks passed." in halves.stdout) == (kind == "solutions")
 
@@ -210,23 +210,24 @@ def test_no_folder_for_the_claims_is_the_kits_failure_said_as_such(monkeypatch):
     assert failed.value.ended_by("n.ipynb") is None  # not a signal: the kit's failure, said as such
 
 
-def test_the_package_reads_each_functions_count_from_its_record_and_nothing_from_a_record_without(tmp_path):
+def test_the_package_reads_each_functions_seconds_from_its_index_and_nothing_from_an_index_without(tmp_path):
     from autograder.student import recorded
 
-    index = {"format": recorded.FORMAT, "assignments": {"a": {"f": {}, "g": {}}, "b": {"h": {}}}}
+    index = {"format": recorded.FORMAT, "assignments": {"a": {"f": {}, "g": {}}, "b": {"h": {}}},
+             "check_seconds": {"a": {"f": 0.5, "g": 2, "h": "long", "k": -1.0, "m": True}}}
     recorded.write_index(tmp_path, index)
-    recorded.write(tmp_path, "a", {"checks": [{"function": "g"}, {"function": "f"}],
-                                   "lowered": {"f": 3, "g": 11, "h": "many", "k": -1}}, [])
-    recorded.write(tmp_path, "b", {"checks": [{"function": "h"}]}, [])
+    recorded.write(tmp_path, "a", {"checks": [{"function": "g"}, {"function": "f"}]}, [])
     package = recorded.Package(tmp_path)
-    assert package.lowered("a") == {"f": 3, "g": 11} and package.functions_in_order("a") == ["g", "f"]
-    assert package.lowered("b") == {} and package.lowered("missing") == {}
+    assert package.check_seconds("a") == {"f": 0.5, "g": 2.0} and package.functions_in_order("a") == ["g", "f"]
+    assert package.check_seconds("b") == {} == package.check_seconds("missing")
+    recorded.write_index(tmp_path, {key: value for key, value in index.items() if key != "check_seconds"})
+    assert recorded.Package(tmp_path).check_seconds("a") == {}
 
 
-def test_a_clones_counts_are_read_from_the_table_beside_its_suites_and_a_missing_or_broken_one_gives_none(tmp_path):
-    (tmp_path / exercise_halves.LOWERED_TABLE).write_text('[a]\nf = 3\ng = "many"\nh = -1\n[b]\n', encoding="utf-8")
-    assert exercise_halves.lowered_in_table(tmp_path, "a") == {"f": 3}
-    assert exercise_halves.lowered_in_table(tmp_path, "b") == {} == exercise_halves.lowered_in_table(tmp_path, "c")
-    assert exercise_halves.lowered_in_table(tmp_path / "nowhere", "a") == {}
-    (tmp_path / exercise_halves.LOWERED_TABLE).write_text("[a\n", encoding="utf-8")
-    assert exercise_halves.lowered_in_table(tmp_path, "a") == {}
+def test_a_clones_seconds_are_read_from_the_table_beside_its_suites_and_a_missing_or_broken_one_gives_none(tmp_path):
+    (tmp_path / exercise_halves.SECONDS_TABLE).write_text('[a]\nf = 0.5\ng = "long"\nh = -1\n[b]\n', encoding="utf-8")
+    assert exercise_halves.seconds_in_table(tmp_path, "a") == {"f": 0.5}
+    assert exercise_halves.seconds_in_table(tmp_path, "b") == {} == exercise_halves.seconds_in_table(tmp_path, "c")
+    assert exercise_halves.seconds_in_table(tmp_path / "nowhere", "a") == {}
+    (tmp_path / exercise_halves.SECONDS_TABLE).write_text("[a\n", encoding="utf-8")
+    assert exercise_halves.seconds_in_table(tmp_path, "a") == {}

@@ -434,32 +434,25 @@ def test_autograder_check_in_two_halves_says_what_one_process_says(installed_by_
         assert (said[2].returncode, said[2].stdout) == (said[1].returncode, said[1].stdout), said[2].stdout[-3000:]
         assert said[2].returncode == (0 if notebook == filled else 1)
         assert parts[1] == [] and [len(started) for started in parts[2]] == [2], parts
-        # Both go through the exercises from the one whose checks compile the most (its record says how many).
-        [[first, second]] = parts[2]
-        assert first == second == ["init_mlp_params", "random_walk", "generate_linear_samples", "dropout"], parts
+        # Both go through the exercises from the costliest (the suites' table, copied into the package).
+        seconds = exercise_halves.seconds_in_table(ROOT / "autograder" / "suites", assignment)
+        assert parts[2] == [[sorted(seconds, key=lambda name: -seconds[name])] * 2], parts
 
 
-def test_each_record_says_how_many_programs_each_functions_checks_compile(wheel_data):
-    """What student.exercise_halves deals the costliest first by: every function of every assignment, counted
-    while the solution's checks ran."""
-    for assignment in grading_config.load().assignments:
-        record = json.loads((wheel_data / f"{assignment}.json").read_text(encoding="utf-8"))
-        functions = grading_config.load().functions(assignment)
-        assert sorted(record["lowered"]) == sorted(functions), assignment
-        assert all(type(count) is int and count > 0 for count in record["lowered"].values()), record["lowered"]
-
-
-def test_a_clones_table_of_counts_is_what_a_release_records(wheel_data):
-    """A clone deals the costliest first from autograder/suites/lowered.toml: the same counts as the records."""
+def test_the_package_knows_what_each_exercise_costs_from_the_suites_table(wheel_files):
+    """What student.exercise_halves takes the costliest first by: autograder/suites/check_seconds.toml, a
+    measure for every function of every assignment checked in two processes, copied into the index."""
     config = grading_config.load()
+    index = json.loads(wheel_files["autograder/student/data/index.json"])
     for assignment in config.assignments:
+        table = exercise_halves.seconds_in_table(ROOT / "autograder" / "suites", assignment)
         if config.device_counts(assignment):
-            continue  # checked once per device count, not in halves
-        record = json.loads((wheel_data / f"{assignment}.json").read_text(encoding="utf-8"))
-        table = exercise_halves.lowered_in_table(ROOT / "autograder" / "suites", assignment)
-        assert table == record["lowered"], (
-            f"{assignment}: autograder/suites/lowered.toml has {table}, a release records {record['lowered']}: "
-            "run .venv/bin/python scripts/write_lowered_table.py")
+            assert table == {} and assignment not in index["check_seconds"]  # checked once per device count
+            continue
+        assert sorted(table) == sorted(config.functions(assignment)), (
+            f"{assignment}: autograder/suites/check_seconds.toml lacks a function; "
+            "run .venv/bin/python scripts/write_check_seconds.py")
+        assert index["check_seconds"][assignment] == table and all(seconds > 0 for seconds in table.values())
 
 
 # The notebook's own examples of a wrong value, the exercise hint the grader gives for each, and how it names the call.

@@ -252,8 +252,18 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
         "grader_jax": installed_version("jax", "jax"),
         "limits": {"submission_seconds": config.limits.submission_seconds, "load_seconds": config.limits.load_seconds,
                    "call_seconds": config.limits.call_seconds},
+        # What each function's checks cost, from the suites' table: a check in two processes takes the costliest
+        # first (student.exercise_halves).
+        "check_seconds": {a: seconds for a in names if (seconds := _check_seconds(a))},
     })
     return names
+
+
+def _check_seconds(assignment: str) -> dict[str, float]:
+    from autograder.check.runner import suite_path
+    from autograder.student import exercise_halves
+
+    return exercise_halves.seconds_in_table(suite_path(assignment).parent, assignment)
 
 
 def _record_with_devices(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path,

@@ -138,8 +138,9 @@ def _parts(args, package, assignment: str):
     counts = package.device_counts(assignment)
     if counts:
         return _child_arguments(args, assignment), [Part(devices=count) for count in counts]
-    halves = exercise_halves.parts([function for function in package.functions_in_order(assignment)
-                                    if not args.exercise or function in args.exercise], package.lowered(assignment))
+    exercises = [function for function in package.functions_in_order(assignment)
+                 if not args.exercise or function in args.exercise]
+    halves = exercise_halves.parts(exercises, package.check_seconds(assignment))
     return (_child_arguments(args, assignment, exercises=False), halves) if halves else None
 
 

@@ -38,21 +38,22 @@ from pathlib import Path
 from autograder.check.results import SubmissionResult
 from autograder.student.check_processes import Part, PartResult
 
-# Beside a clone's suites: each function's count of `parts`' `lowered` (scripts/write_lowered_table.py).
-LOWERED_TABLE = "lowered.toml"
+# Beside a clone's suites: each function's `check_seconds` for `parts` (scripts/write_check_seconds.py).
+SECONDS_TABLE = "check_seconds.toml"
 # Each part is a process holding JAX and its compiled programs (a fork of the warm server, or one importing JAX
 # itself: 0.6-0.8 s of CPU). Three were no faster than two on two cores (03, 06, 07, 09, alternately).
 PROCESSES = 2
 
 
-def parts(exercises: list[str], lowered: Mapping[str, int] | None = None) -> list[Part] | None:
+def parts(exercises: list[str], check_seconds: Mapping[str, float] | None = None) -> list[Part] | None:
     """Two parts that take `exercises` as they come to them (check.function_claims); None where a split does not
     pay: fewer than two exercises or usable cores.
 
-    With how many programs each exercise's checks compile (`lowered`, recorded with the student package's
-    checks), both go through the exercises from the costliest down, each taking the next one the other has not
-    taken: each is then busy until the other is nearly done. 06's first check, dealt A B A B, had one process
-    checking init_mlp_params then random_walk for 1.55 s while the other was done after 1.0 s.
+    With what a check of each exercise alone costs (`check_seconds`: the suites' table, scripts/
+    write_check_seconds.py), both go through the exercises from the costliest down, each taking the next one
+    the other has not taken: each is then busy until the other is nearly done. Dealt in turn instead, 06's
+    first check had one process checking init_mlp_params then random_walk for 1.55 s while the other was done
+    after 1.0 s.
 
     Without: each goes first through every other exercise (A B A B: each gets some of the first and some of the
     last), then through the other's from its end, taking those the other has not come to. Dealt back and forth
@@ -60,26 +61,25 @@ def parts(exercises: list[str], lowered: Mapping[str, int] | None = None) -> lis
     fresh process, twice each, alternately)."""
     if min(PROCESSES, len(exercises), usable_cores()) < 2:
         return None
-    if lowered and all(name in lowered for name in exercises):
-        costliest_first = tuple(sorted(exercises, key=lambda name: -lowered[name]))  # stable: ties keep their order
+    if check_seconds and all(name in check_seconds for name in exercises):
+        costliest_first = tuple(sorted(exercises, key=lambda name: -check_seconds[name]))  # stable for ties
         return [Part(exercises=costliest_first, claimed=True), Part(exercises=costliest_first, claimed=True)]
     first, second = exercises[0::2], exercises[1::2]
     return [Part(exercises=tuple(first + second[::-1]), claimed=True),
             Part(exercises=tuple(second + first[::-1]), claimed=True)]
 
 
-def lowered_in_table(folder: Path, assignment: str) -> dict[str, int]:
-    """`assignment`'s counts in the LOWERED_TABLE of the suites' `folder`; {} where it has none, or cannot be read
-    (the exercises are then dealt in turn)."""
+def seconds_in_table(folder: Path, assignment: str) -> dict[str, float]:
+    """`assignment`'s check seconds in the SECONDS_TABLE of the suites' `folder`; {} where it has none, or it
+    cannot be read (the exercises are then dealt in turn)."""
     import tomllib
 
+    from autograder.student.recorded import seconds_of
+
     try:
-        table = tomllib.loads((folder / LOWERED_TABLE).read_text(encoding="utf-8")).get(assignment, {})
+        return seconds_of(tomllib.loads((folder / SECONDS_TABLE).read_text(encoding="utf-8")).get(assignment))
     except (OSError, ValueError):
         return {}
-    if not isinstance(table, dict):
-        return {}
-    return {name: count for name, count in table.items() if type(count) is int and count >= 0}
 
 
 def usable_cores() -> int:

@@ -238,16 +238,11 @@ class Package:
             return functions
         return sorted(functions, key=lambda function: checked.index(function) if function in checked else len(checked))
 
-    def lowered(self, assignment: str) -> dict[str, int]:
-        """How many programs JAX lowered for each function's checks when they were recorded (what a check of it
-        compiles); {} for a record without them."""
-        try:
-            found = (self._record(assignment) or {})["lowered"]
-        except (KeyError, TypeError):
-            return {}
-        if not isinstance(found, dict):
-            return {}
-        return {name: count for name, count in found.items() if type(count) is int and count >= 0}
+    def check_seconds(self, assignment: str) -> dict[str, float]:
+        """The CPU time each function's checks took in a check of its own (the suites' table at release:
+        student.exercise_halves); {} for a package released without them."""
+        found = self.index.get("check_seconds")
+        return seconds_of(found.get(assignment)) if isinstance(found, dict) else {}
 
     def _record(self, assignment: str) -> dict | None:
         """`assignment`'s record, its JSON only (no NumPy), read once; None if it cannot be read."""
@@ -289,3 +284,11 @@ class Package:
     @property
     def load_seconds(self) -> float:
         return float(self.index["limits"]["load_seconds"])
+
+
+def seconds_of(found: Any) -> dict[str, float]:
+    """The entries of `found` that are a function's seconds (a number, not negative); {} if it is no table."""
+    if not isinstance(found, dict):
+        return {}
+    return {name: float(seconds) for name, seconds in found.items()
+            if type(seconds) in (int, float) and seconds >= 0 and isinstance(name, str)}

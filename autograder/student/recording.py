@@ -53,10 +53,6 @@ class Recorder:
         self.answers: list[probing.Answer] = []
         self.comparisons = probing.Comparisons()
         self.probe: probing.Probe | None = None
-        # Per function, the programs JAX lowered while its checks first ran (not their probes' reruns): what a
-        # check of it compiles, for student.exercise_halves to deal the costliest first.
-        self.lowered: dict[str, int] = {}
-        self.counting = False
         self._facts: dict[int, tuple[tuple[str, str] | None, int, ProgramFacts | list]] = {}
 
     def _check_steps(self) -> list[dict]:
@@ -481,11 +477,7 @@ class RecordingPlugin:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
         generators = _generator_states(item)
-        self._recorder.counting = True
-        try:
-            outcome = yield
-        finally:
-            self._recorder.counting = False
+        outcome = yield
         if outcome.excinfo is None and self._recorder.current is not None:
             for step, rules in self._recorder.comparisons.rules.items():
                 self._recorder.annotate(step, compare={str(leaf): rule for leaf, rule in sorted(rules.items())})
@@ -563,27 +555,6 @@ def _probe_errors(recorder: Recorder, item, generators: dict[str, Any]) -> None:
             recorder.annotate(answer.step, error_advice=advice)
 
 
-LOWERING_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"  # one per program JAX lowers to compile
-# The recorder whose checks are running. One listener per process, registered once: JAX has no public way to
-# take a listener off.
-_counting: dict[str, Recorder | None] = {}
-
-
-def _count_lowerings_for(recorder: Recorder | None) -> None:
-    import jax.monitoring
-
-    if "recorder" not in _counting:
-        jax.monitoring.register_event_duration_secs_listener(_lowered)
-    _counting["recorder"] = recorder
-
-
-def _lowered(event: str, duration_secs: float, **kwargs: str | int) -> None:
-    recorder = _counting.get("recorder")
-    if event == LOWERING_EVENT and recorder is not None and recorder.counting and recorder.current is not None:
-        function = recorder.current[0]
-        recorder.lowered[function] = recorder.lowered.get(function, 0) + 1
-
-
 def record_checks(assignment: str, submission: Submission, seed: int, functions: AbstractSet[str] | None, *,
                   recorder: Recorder) -> list[CheckOutcome]:
     """runner.run_checks with the recording submission and plugin."""
@@ -593,12 +564,10 @@ def record_checks(assignment: str, submission: Submission, seed: int, functions:
     recording = RecordingPlugin(recorder)
     sink = io.StringIO()
     recorder.comparisons.install()
-    _count_lowerings_for(recorder)
     try:
         with no_plugin_autoload(), contextlib.redirect_stdout(sink), mistake_recording.recording_mistakes(recorder):
             code = pytest.main([str(suite_path(assignment)), *PYTEST_OPTIONS], plugins=[plugin, recording])
     finally:
-        _count_lowerings_for(None)
         recording.restore()
         recorder.comparisons.restore()
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
@@ -635,7 +604,6 @@ def record_assignment(assignment: str, config: GradingConfig, solution: Path, se
                            *step.get("fix", ()), *step.get("error_advice", ()),
                            *(step.get("placed") or {}).get("fix", ())]}
     record = {"format": FORMAT, "assignment": assignment, "seed": seed, "jax_version": jax.__version__,
-              "checks": checks, "lowered": dict(sorted(recorder.lowered.items())),
-              "hints": probing.hint_catalog(hinted, config.hint_level("check")),
+              "checks": checks, "hints": probing.hint_catalog(hinted, config.hint_level("check")),
               "mistakes": mistake_recording.sentences([step for steps in recorder.steps.values() for step in steps])}
     return record, recorder.arrays
