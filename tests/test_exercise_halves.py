@@ -231,3 +231,19 @@ def test_a_clones_seconds_are_read_from_the_table_beside_its_suites_and_a_missin
     assert exercise_halves.seconds_in_table(tmp_path / "nowhere", "a") == {}
     (tmp_path / exercise_halves.SECONDS_TABLE).write_text("[a\n", encoding="utf-8")
     assert exercise_halves.seconds_in_table(tmp_path, "a") == {}
+
+
+def test_a_killed_checks_claims_folder_is_removed_by_the_next_check_and_a_running_ones_kept(tmp_path, monkeypatch):
+    from autograder.student import check_processes
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    monkeypatch.setattr(check_processes.tempfile, "tempdir", str(tmp_path))
+    left = tmp_path / f"{check_processes.CLAIMS_PREFIX}{ended.pid}-x1"  # a check killed before it could remove it
+    running = tmp_path / f"{check_processes.CLAIMS_PREFIX}{os.getpid()}-x2"
+    for folder in (left, running):
+        folder.mkdir()
+        (folder / "histogram").write_text("1")
+    new = check_processes._claims_folder([Part(exercises=("a", "b"), claimed=True)])
+    assert new.parent == tmp_path and new.name.startswith(f"{check_processes.CLAIMS_PREFIX}{os.getpid()}-")
+    assert not left.exists() and running.exists()

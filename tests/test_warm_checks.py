@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -151,10 +152,18 @@ def test_the_fork_and_what_it_started_end_when_the_check_is_killed(tmp_path, cac
     # Its forks end (and are reaped) as it ends; the waiting check's stay.
     assert waited_for(lambda: children(server) == forks), f"forks {children(server)}, expected {forks}"
 
+    def claims_left(pids):
+        return [path.name for pid in pids
+                for path in Path(tempfile.gettempdir()).glob(f"{check_processes.CLAIMS_PREFIX}{pid}-*")]
+
+    assert claims_left(forks), "the waiting check's halves take their exercises in a folder of their own"
     client.kill()
     client.wait()
     assert ended(*forks)
     assert servers(cache_home) == [server], "the server itself keeps serving"
+    # Killed, it could not remove its folder: the next check does.
+    _check(notebook, cache_home)
+    assert claims_left(forks) == []
 
 
 def test_a_check_whose_server_is_killed_meanwhile_still_ends_as_it_would_have(tmp_path, cache_home):

@@ -121,12 +121,45 @@ def start(arguments: list[str], parts: list[Part]) -> Started:
     return Started(list(arguments), processes, claims)
 
 
+CLAIMS_PREFIX = "autograder-check-"
+
+
 def _claims_folder(parts: list[Part]) -> Path:
-    """A new folder where claimed parts take their exercises; CheckProcessFailed (the kit's) if none can be made."""
+    """A new folder where claimed parts take their exercises, named after this process; CheckProcessFailed (the
+    kit's) if none can be made. A check killed (Ctrl-C, a kill) leaves its folder: the next one removes it."""
     try:
-        return Path(tempfile.mkdtemp(prefix="autograder-check-"))
+        folder = Path(tempfile.mkdtemp(prefix=f"{CLAIMS_PREFIX}{os.getpid()}-"))
     except OSError as error:
         raise CheckProcessFailed(parts[0], None, f"no folder for the parts' claims: {error}") from None
+    _remove_claims_left_behind(folder.parent)
+    return folder
+
+
+def _remove_claims_left_behind(temporary: Path) -> None:
+    """Remove this user's claims folders whose check has ended (its process is gone)."""
+    try:
+        entries = list(os.scandir(temporary))
+    except OSError:
+        return
+    for entry in entries:
+        owner = entry.name.removeprefix(CLAIMS_PREFIX).split("-")[0]
+        if entry.name.startswith(CLAIMS_PREFIX) and owner.isdigit() and not _alive(int(owner)):
+            try:
+                mine = entry.stat(follow_symlinks=False).st_uid == os.getuid() and entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if mine:
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's: alive, and not ours to judge
+    return True
 
 
 def claims_of_this_process(order: list[str] | None) -> function_claims.FunctionClaims | None:
