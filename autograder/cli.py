@@ -242,7 +242,7 @@ def _checked_in_parts(args, config, seed: int):
     """The result of the check in several fresh processes, as the student package checks (student.cli._parts):
     one per device count grading uses, else half the exercises each where two cores can run them; None where
     it runs in this process (one part, or halves that used more CPU time than the budget)."""
-    from autograder.check.runner import suite_path
+    from autograder.check.runner import check_seconds_beside_suite
     from autograder.student import check_processes, device_checks, exercise_halves
 
     assignment = _assignment_guessed(args, config)
@@ -250,7 +250,7 @@ def _checked_in_parts(args, config, seed: int):
     if counts:  # one fresh process per device count, as grading checks this assignment (check.device_runs)
         return device_checks.check_with_each_count(_part_arguments(args, seed), counts)
     functions = config.functions(assignment) if assignment else []
-    seconds = exercise_halves.seconds_in_table(suite_path(assignment).parent, assignment) if assignment else {}
+    seconds = check_seconds_beside_suite(assignment) if assignment else {}
     halves = exercise_halves.parts([function for function in functions
                                     if not args.exercise or function in args.exercise], seconds)
     if halves is None:

@@ -1,12 +1,12 @@
 """Which functions a check's part checks: each one it comes to, unless the other part took it first.
 
 A notebook's check in two processes (student.exercise_halves) gives both
-every exercise, one process from the first and the other from the last.
-Each takes a function just before checking it, by creating a file named
-after it in a folder both share; the one that cannot create it leaves that
-function to the other. So the two meet where their work does, whatever each
-exercise costs on this machine and for this student's code. Each function
-is still checked whole, by one process.
+every exercise, each in an order of its own. Each takes a function just
+before checking it, by creating a file named after it in a folder both
+share; the one that cannot create it leaves that function to the other. So
+neither waits while the other has exercises it has not started, whatever
+each costs on this machine and for this student's code. Each function is
+still checked whole, by one process.
 """
 
 from __future__ import annotations

@@ -27,6 +27,15 @@ def suite_path(assignment: str) -> Path:
     return SUITES / f"test_{assignment}.py"
 
 
+def check_seconds_beside_suite(assignment: str) -> dict[str, float]:
+    """What a check of each of `assignment`'s exercises alone costs, from the table beside its suite (the kit's or
+    a course's: student.exercise_halves.SECONDS_TABLE). The student package, which has no suites, reads them from
+    its index (recorded.Package.check_seconds)."""
+    from autograder.student import exercise_halves
+
+    return exercise_halves.seconds_in_table(suite_path(assignment).parent, assignment)
+
+
 # The suites' own configuration only, and no plugin that could reorder or skip checks.
 PYTEST_OPTIONS = (
     "-c", str(SUITES / "pytest.ini"), "--rootdir", str(SUITES),

@@ -223,6 +223,7 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
                         seed: int = STUDENT_SEED) -> list[str]:
     """Record each assignment's checks on its solution into `data_dir` (index.json, <a>.json, <a>.npz)."""
     from autograder.check.jax_api_versions import installed_version
+    from autograder.check.runner import check_seconds_beside_suite
     from autograder.load import example_cells
     from autograder.student import recorded, recording
 
@@ -254,16 +255,9 @@ def record_student_data(config: GradingConfig, data_dir: Path, assignments: list
                    "call_seconds": config.limits.call_seconds},
         # What each function's checks cost, from the suites' table: a check in two processes takes the costliest
         # first (student.exercise_halves).
-        "check_seconds": {a: seconds for a in names if (seconds := _check_seconds(a))},
+        "check_seconds": {a: seconds for a in names if (seconds := check_seconds_beside_suite(a))},
     })
     return names
-
-
-def _check_seconds(assignment: str) -> dict[str, float]:
-    from autograder.check.runner import suite_path
-    from autograder.student import exercise_halves
-
-    return exercise_halves.seconds_in_table(suite_path(assignment).parent, assignment)
 
 
 def _record_with_devices(assignment: str, config: GradingConfig, data_dir: Path, seed: int, root: Path,
